@@ -1,0 +1,95 @@
+/* cycle.c: the incremental deadlock detector.
+ *
+ * It works on the GPU-level form of the dependency graph: GPU i -> GPU j when
+ * a part executing on i has a blocked counterpart on j.  Every blocked part
+ * on j waits for every part executing on j, so a cycle of GPUs is a cycle of
+ * parts and back (README, "Simulator semantics").  Before an event the graph
+ * had no cycle (a round stops at its first), so a new cycle runs through an
+ * edge the event added, and both ends of such an edge were marked dirty: a
+ * depth-first search from the dirty GPUs finds it.  Edges are not stored;
+ * they are enumerated from the FIFOs, whose executing parts form a prefix. */
+#include "engine.h"
+
+/* DFS frame iterator: the next GPU reachable from frame f, or -1.  Frame
+ * state: stack_part = executing part being scanned, stack_m = next member
+ * index of its collective to look at. */
+static int next_neighbour(dl_round *R, int f)
+{
+    const dl_layout *L = R->L;
+    int p = R->stack_part[f];
+    while (p >= 0 && R->state[p] == DL_EXECUTING) {
+        int c = L->part_coll[p], off = L->part_off[c], n = L->part_off[c + 1] - off;
+        while (R->stack_m[f] < n) {
+            int q = off + R->stack_m[f]++;
+            if (q != p && dl_part_blocked(R, q))
+                return L->part_gpu[q];
+        }
+        p = R->stack_part[f] = R->next[p];
+        R->stack_m[f] = 0;
+    }
+    return -1;
+}
+
+static void push(dl_round *R, int *sp, int gpu)
+{
+    R->mark[gpu] = (int)R->epoch;
+    R->stack_gpu[*sp] = gpu;
+    R->stack_part[*sp] = R->head[gpu];
+    R->stack_m[*sp] = 0;
+    (*sp)++;
+}
+
+/* The cycle is the stack from the frame of `gpu` to the top, closed by the
+ * top frame's current edge.  Each frame's edge leaves its GPU through the
+ * part it is scanning (stack_m already advanced past the blocked member). */
+static void record_cycle(dl_round *R, int sp, int gpu)
+{
+    int from = sp - 1;
+    while (R->stack_gpu[from] != gpu)
+        from--;
+    R->ncycle = 0;
+    for (int f = from; f < sp; f++) {
+        int c = R->L->part_coll[R->stack_part[f]];
+        int to = f + 1 < sp ? R->stack_gpu[f + 1] : gpu;
+        R->cycle[R->ncycle++] = (dl_cycle_part){R->stack_gpu[f], c};
+        R->cycle[R->ncycle++] = (dl_cycle_part){to, c};
+    }
+}
+
+static int dfs(dl_round *R, int start)
+{
+    const int grey = (int)R->epoch, black = (int)R->epoch + 1;
+    int sp = 0;
+    push(R, &sp, start);
+    while (sp > 0) {
+        int k = next_neighbour(R, sp - 1);
+        if (k < 0) {
+            R->mark[R->stack_gpu[--sp]] = black;
+        } else if (R->mark[k] == grey) {
+            record_cycle(R, sp, k);
+            return 1;
+        } else if (R->mark[k] != black) {
+            push(R, &sp, k);
+        }
+    }
+    return 0;
+}
+
+int dl_cycle_check(dl_round *R)
+{
+    if (R->epoch > 0x7ffffff0u) {
+        for (int i = 0; i < R->L->ngpus; i++)
+            R->mark[i] = 0;
+        R->epoch = 0;
+    }
+    R->epoch += 2;
+    int found = 0;
+    for (int k = 0; k < R->ndirty; k++) {
+        int s = R->dirty[k];
+        R->is_dirty[s] = 0;
+        if (!found && R->mark[s] != (int)R->epoch + 1 && dfs(R, s))
+            found = 1;
+    }
+    R->ndirty = 0;
+    return found;
+}

@@ -1,0 +1,151 @@
+/* montecarlo.c: rounds over threads, totals, progress with ETA. */
+#include "montecarlo.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "depgraph.h"
+#include "rng.h"
+#include "util.h"
+
+typedef struct worker {
+    dl_study *S;
+    const gsl_rng_type *type;
+    atomic_long *next;      /* next round index to take */
+    atomic_long *done;      /* rounds finished (progress) */
+    atomic_long *dead_seen; /* deadlocks so far (progress) */
+    long deadlocks, events, invocations, syncs, skips, mismatches, first_deadlock;
+} worker;
+
+/* The verify hook: the incremental verdict against igraph's. */
+static int verify_event(const dl_round *R, int verdict, void *ctx)
+{
+    return dl_depgraph_verdict(R) != verdict;
+}
+
+static void *work(void *arg)
+{
+    worker *w = arg;
+    dl_study *S = w->S;
+    dl_round *R = dl_round_new(S->L, &S->P);
+    gsl_rng *rng = gsl_rng_alloc(w->type);
+    if (S->verify)
+        R->verify = verify_event;
+    w->first_deadlock = -1;
+    for (;;) {
+        long r = atomic_fetch_add(w->next, 1);
+        if (r >= S->rounds)
+            break;
+        dl_rng_seed_round(rng, S->seed, r);
+        int st = dl_round_run(R, rng, NULL);
+        int dead = st == DL_DEADLOCK;
+        w->deadlocks += dead;
+        w->events += R->events;
+        w->invocations += R->invocations;
+        w->syncs += R->syncs;
+        w->skips += R->skips;
+        w->mismatches += R->mismatches;
+        if (dead && (w->first_deadlock < 0 || r < w->first_deadlock))
+            w->first_deadlock = r;
+        if (S->per_round)
+            S->per_round[r] = (dl_round_result){
+                .deadlock = (unsigned char)dead, .steps = R->step + 1, .events = R->events,
+                .invocations = R->invocations, .syncs = R->syncs, .skips = R->skips,
+                .deadlock_event = R->deadlock_event};
+        if (dead)
+            atomic_fetch_add(w->dead_seen, 1);
+        atomic_fetch_add(w->done, 1);
+    }
+    gsl_rng_free(rng);
+    dl_round_free(R);
+    return NULL;
+}
+
+int dl_cores(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        return CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+static void fmt_duration(char *buf, size_t n, double s)
+{
+    if (s < 0 || s > 1e7)
+        snprintf(buf, n, "?");
+    else if (s < 60)
+        snprintf(buf, n, "%.0fs", s);
+    else if (s < 3600)
+        snprintf(buf, n, "%dm%02ds", (int)s / 60, (int)s % 60);
+    else
+        snprintf(buf, n, "%dh%02dm", (int)s / 3600, (int)s % 3600 / 60);
+}
+
+static void show_progress(const dl_study *S, long done, long dead, double t0, int final)
+{
+    double el = dl_now() - t0;
+    double rate = el > 0 ? (double)done / el : 0;
+    char eta[32];
+    fmt_duration(eta, sizeof eta, rate > 0 ? (double)(S->rounds - done) / rate : -1);
+    fprintf(stderr, "\r  %ld/%ld rounds (%.0f%%)  %ld deadlocks  %.1f rounds/s  ETA %s   %s", done,
+            S->rounds, 100.0 * (double)done / (double)S->rounds, dead, rate, eta, final ? "\n" : "");
+    fflush(stderr);
+}
+
+int dl_study_run(dl_study *S, char *err, size_t errlen)
+{
+    const gsl_rng_type *type = dl_rng_type(S->rng ? S->rng : "taus2");
+    if (!type)
+        return dl_fail(err, errlen, "unknown GSL generator '%s'", S->rng);
+    int nt = S->threads > 0 ? S->threads : dl_cores();
+    if (nt > S->rounds)
+        nt = (int)(S->rounds > 0 ? S->rounds : 1);
+    S->threads_used = nt;
+    S->per_round = S->keep_rounds ? dl_xcalloc((size_t)S->rounds, sizeof *S->per_round) : NULL;
+
+    atomic_long next = 0, done = 0, dead = 0;
+    worker *w = dl_xcalloc((size_t)nt, sizeof *w);
+    pthread_t *tid = dl_xmalloc((size_t)nt * sizeof *tid);
+    double t0 = dl_now();
+    for (int i = 0; i < nt; i++) {
+        w[i] = (worker){.S = S, .type = type, .next = &next, .done = &done, .dead_seen = &dead};
+        if (pthread_create(&tid[i], NULL, work, &w[i]) != 0) {
+            fprintf(stderr, "dlsim: cannot start thread %d\n", i);
+            exit(1);
+        }
+    }
+    if (S->progress) {
+        struct timespec tick = {0, 250 * 1000 * 1000};
+        while (atomic_load(&done) < S->rounds) {
+            nanosleep(&tick, NULL);
+            show_progress(S, atomic_load(&done), atomic_load(&dead), t0, 0);
+        }
+    }
+    S->deadlocks = S->events = S->invocations = S->syncs = S->skips = S->mismatches = 0;
+    S->first_deadlock = -1;
+    for (int i = 0; i < nt; i++) {
+        pthread_join(tid[i], NULL);
+        S->deadlocks += w[i].deadlocks;
+        S->events += w[i].events;
+        S->invocations += w[i].invocations;
+        S->syncs += w[i].syncs;
+        S->skips += w[i].skips;
+        S->mismatches += w[i].mismatches;
+        if (w[i].first_deadlock >= 0 &&
+            (S->first_deadlock < 0 || w[i].first_deadlock < S->first_deadlock))
+            S->first_deadlock = w[i].first_deadlock;
+    }
+    S->seconds = dl_now() - t0;
+    if (S->progress)
+        show_progress(S, S->rounds, S->deadlocks, t0, 1);
+    free(w);
+    free(tid);
+    return 0;
+}

@@ -1,0 +1,44 @@
+/* montecarlo.h: a study = many independent rounds, spread over threads.
+ *
+ * Threads take round indices from a shared counter; round r draws from the
+ * stream of (seed, r) (rng.h) and all totals are sums of integers, so the
+ * result does not depend on the thread count. */
+#ifndef DL_MONTECARLO_H
+#define DL_MONTECARLO_H
+
+#include "engine.h"
+
+/* Per-round details (--rounds-csv). */
+typedef struct dl_round_result {
+    unsigned char deadlock;
+    long steps, events, invocations, syncs, skips;
+    long deadlock_event; /* -1 if completed */
+} dl_round_result;
+
+typedef struct dl_study {
+    /* inputs */
+    const dl_layout *L;
+    dl_params P;
+    long rounds;
+    unsigned long seed;
+    const char *rng;  /* GSL generator name */
+    int threads;      /* 0 = one per core */
+    int verify;       /* check every event with the igraph checker too */
+    int progress;     /* progress line with ETA on stderr */
+    int keep_rounds;  /* fill per_round */
+
+    /* outputs */
+    long deadlocks, events, invocations, syncs, skips, mismatches;
+    long first_deadlock; /* smallest deadlocked round index, -1 if none */
+    double seconds;
+    int threads_used;
+    dl_round_result *per_round; /* [rounds] if keep_rounds; caller frees */
+} dl_study;
+
+/* Runs the study; 0, or -1 with a message in err (unknown generator). */
+int dl_study_run(dl_study *S, char *err, size_t errlen);
+
+/* Cores available to this process. */
+int dl_cores(void);
+
+#endif

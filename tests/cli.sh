@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# cli.sh DLSIM: the command line end to end: verbs, exit codes, outputs,
+# and bad input rejected with messages that name the file, key or option.
+set -u
+dlsim=${1:?usage: tests/cli.sh path/to/dlsim}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+
+ok()  { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; sed 's/^/     | /' "$tmp/err" "$tmp/out" 2>/dev/null | head -20; }
+
+# expect NAME STATUS GREP-PATTERN -- command...: status and a pattern in stdout+stderr
+expect() {
+  local name=$1 want=$2 pat=$3; shift 4
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  if [ "$got" != "$want" ]; then
+    echo "     exit $got, wanted $want" >>"$tmp/err"; bad "$name"; return
+  fi
+  if [ -n "$pat" ] && ! cat "$tmp/out" "$tmp/err" | grep -qE -- "$pat"; then
+    echo "     no match for /$pat/" >>"$tmp/err"; bad "$name"; return
+  fi
+  ok "$name"
+}
+
+small=configs/examples/reference-format.json
+fig1c=configs/examples/fig1c.json
+
+# help and usage
+expect "--help"                 0 "usage: dlsim VERB"   -- "$dlsim" --help
+expect "help run"               0 "--rounds-csv"        -- "$dlsim" help run
+for v in run gen check info; do
+  expect "$v --help"            0 "usage: dlsim $v"     -- "$dlsim" $v --help
+done
+expect "no arguments"           2 "usage"               -- "$dlsim"
+expect "unknown verb"           2 "unknown verb 'frob'" -- "$dlsim" frob
+expect "--version"              0 "^dlsim [0-9]"        -- "$dlsim" --version
+
+# bad arguments
+expect "missing config file"    2 "nope.json"           -- "$dlsim" run nope.json
+expect "--rounds not a number"  2 "--rounds: 'abc'"     -- "$dlsim" run $small --rounds abc
+expect "--rounds zero"          2 "--rounds: 0 is outside" -- "$dlsim" run $small --rounds 0
+expect "--disorder > 1"         2 "--disorder: 2 is outside" -- "$dlsim" run $small --disorder 2
+expect "--sync = 1"             2 "--sync: 1 is outside" -- "$dlsim" run $small --sync 1
+expect "--model unknown"        2 "unknown model 'bogus'" -- "$dlsim" run $small --model bogus
+expect "--order unknown"        2 "unknown order 'random'" -- "$dlsim" run $small --order random
+expect "--rng unknown"          2 "unknown GSL generator" -- "$dlsim" run $small --rng nope
+expect "unknown option"         2 "--frobnicate"        -- "$dlsim" run $small --frobnicate
+expect "two configs"            2 "unexpected argument" -- "$dlsim" run $small $small
+expect "resource without slots" 2 "needs --slots"       -- "$dlsim" run $small --model resource
+expect "single with 4 slots"    2 "single model has one slot" -- "$dlsim" run $fig1c --slots 4
+expect "gen without round"      2 "exactly one of"      -- "$dlsim" gen $small
+expect "check without trace"    2 "need CONFIG and TRACE" -- "$dlsim" check $small
+printf '{"model": "single", "tp": 2, "dp": 2, "pp": 1, "tp_colls": 3, "dp_colls": 3, "disorder_prb": 0.1}\n' >"$tmp/typo.json"
+expect "config: unknown key"    2 "typo.json.*disorder_prb" -- "$dlsim" run "$tmp/typo.json"
+printf '{"model": "single",\n "tp": 2,,\n}\n' >"$tmp/syntax.json"
+expect "config: syntax error"   2 "syntax.json:2"       -- "$dlsim" info "$tmp/syntax.json"
+
+# run: summary, JSON, CSV, per-round details
+expect "run summary"            0 "95% CI"              -- "$dlsim" run $small --rounds 200 --no-progress
+expect "reference config runs unchanged" 0 "rounds     1000" -- "$dlsim" run $small --no-progress
+expect "run --json keys"        0 '"rounds": 300, "deadlocks": [0-9]+, "ratio": [0-9.e-]+, "ci_low": [0-9.e-]+, "ci_high": [0-9.e-]+, "events": [0-9]+' \
+  -- "$dlsim" run $small --rounds 300 --json
+"$dlsim" run $small --rounds 100 --csv "$tmp/s.csv" >/dev/null 2>&1
+"$dlsim" run $small --rounds 100 --csv "$tmp/s.csv" >/dev/null 2>&1
+if [ "$(wc -l <"$tmp/s.csv")" = 3 ] && head -1 "$tmp/s.csv" | grep -q '^name,config,model'; then
+  ok "--csv appends a row per study"; else bad "--csv appends a row per study"; fi
+"$dlsim" run $small --rounds 50 --rounds-csv "$tmp/r.csv" >/dev/null 2>&1
+if [ "$(wc -l <"$tmp/r.csv")" = 51 ]; then ok "--rounds-csv: a row per round"; else bad "--rounds-csv: a row per round"; fi
+a=$("$dlsim" run $small --rounds 400 --threads 1 --json | grep -oE '"deadlocks": [0-9]+, "ratio": [^,]*, "ci_low": [^,]*, "ci_high": [^,]*, "events": [0-9]+')
+b=$("$dlsim" run $small --rounds 400 --threads 2 --json | grep -oE '"deadlocks": [0-9]+, "ratio": [^,]*, "ci_low": [^,]*, "ci_high": [^,]*, "events": [0-9]+')
+if [ -n "$a" ] && [ "$a" = "$b" ]; then ok "same result on 1 and 2 threads"; else echo "$a / $b" >"$tmp/err"; bad "same result on 1 and 2 threads"; fi
+expect "--verify"               0 "0 mismatches"        -- "$dlsim" run configs/examples/fig2.json --rounds 300 --verify
+
+# gen and check agree
+expect "gen --first-deadlock"   0 "deadlock at step"    -- "$dlsim" gen $fig1c --first-deadlock -o "$tmp/d.csv"
+if head -1 "$tmp/d.csv" | grep -q '^step,gpu,action,coll'; then ok "trace header"; else bad "trace header"; fi
+expect "check: deadlock = 3"    3 "cycle: \(GPU"        -- "$dlsim" check $fig1c "$tmp/d.csv" --dot "$tmp/g.dot" --graphml "$tmp/g.graphml"
+if grep -q digraph "$tmp/g.dot" && grep -q '<graphml' "$tmp/g.graphml"; then ok "--dot and --graphml written"; else bad "--dot and --graphml written"; fi
+r=$("$dlsim" run $fig1c --rounds 50 --rounds-csv "$tmp/r1.csv" --no-progress >/dev/null; awk -F, 'NR>1 && $2==0 {print $1; exit}' "$tmp/r1.csv")
+expect "gen a completing round" 0 "completes"           -- "$dlsim" gen $fig1c --round "$r" -o "$tmp/c.csv"
+expect "check: completes = 0"   0 "completes"           -- "$dlsim" check $fig1c "$tmp/c.csv"
+expect "check --json"           3 '"verdict": "deadlock"' -- "$dlsim" check $fig1c "$tmp/d.csv" --json
+"$dlsim" gen configs/examples/fig2.json --first-deadlock -o "$tmp/f2.csv" 2>/dev/null
+expect "check sync trace under single: bad input" 2 "sync" -- "$dlsim" check configs/examples/fig2.json "$tmp/f2.csv" --model single
+printf 'step,gpu,action,coll\n0,0,invoke,0\n0,7,invoke,1\n' >"$tmp/bad.csv"
+expect "check: bad GPU names line" 2 "bad.csv:3"        -- "$dlsim" check $fig1c "$tmp/bad.csv"
+expect "check: missing trace"   2 "missing.csv"         -- "$dlsim" check $fig1c "$tmp/missing.csv"
+
+# info
+expect "info"                   0 "8 GPUs, 8 groups"   -- "$dlsim" info $small
+expect "info --groups --plan"   0 "planned order of GPU 0: 0 80 1 81" -- "$dlsim" info $small --groups --plan 0
+expect "info --plan out of range" 2 "GPU 99 does not exist" -- "$dlsim" info $small --plan 99
+
+echo
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
