@@ -176,11 +176,13 @@ static int as_int(const parser *p, const char *key, const json_t *v, long long l
     if (!json_is_integer(v))
         return bad(p, key, "must be an integer, not %s", kind(v));
     long long x = json_integer_value(v);
-    if (x < lo || x > hi) {
-        if (hi >= INT_MAX) /* "between 1 and 2147483647" would only puzzle */
-            return bad(p, key, "must be >= %lld (found %lld)", lo, x);
+    /* Name only the bound that matters: "between 1 and 2147483647" puzzles. */
+    if ((x < lo || x > hi) && hi < INT_MAX && lo > LLONG_MIN)
         return bad(p, key, "must be between %lld and %lld (found %lld)", lo, hi, x);
-    }
+    if (x < lo)
+        return bad(p, key, "must be >= %lld (found %lld)", lo, x);
+    if (x > hi)
+        return bad(p, key, "must be <= %lld (found %lld)", hi, x);
     *out = x;
     return 0;
 }

@@ -3,7 +3,7 @@
  * It works on the GPU-level form of the dependency graph: GPU i -> GPU j when
  * a part executing on i has a blocked counterpart on j.  Every blocked part
  * on j waits for every part executing on j, so a cycle of GPUs is a cycle of
- * parts and back (README, "Simulator semantics").  Before an event the graph
+ * parts and back (docs/semantics.md).  Before an event the graph
  * had no cycle (a round stops at its first), so a new cycle runs through an
  * edge the event added, and both ends of such an edge were marked dirty: a
  * depth-first search from the dirty GPUs finds it.  Edges are not stored;

@@ -5,7 +5,7 @@
  * dependency graph has a cycle.  dl_round_run() drives a whole round in
  * lockstep from a random stream; `dlsim check` drives it from a trace.
  *
- * Semantics (see README "Simulator semantics"): a part is NOT_INVOKED,
+ * Semantics (see docs/semantics.md): a part is NOT_INVOKED,
  * QUEUED (invoked, waiting for an execution slot) or EXECUTING; a
  * collective completes when all its parts execute, and its parts vanish at
  * once (DONE).  Each GPU keeps its invoked, incomplete parts in a FIFO; the

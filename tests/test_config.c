@@ -296,6 +296,8 @@ static void test_errors(void)
     E("{\"model\": \"Single\", \"resource_limit\": 4, " GRID "}", "resource_limit",
       "exactly one slot", NULL);
     E("{\"model\": \"resource\", " GRID "}", "slots", "needs a slot count", NULL);
+    E("{\"model\": \"sync\", \"resource_limit\": 3000000000, " GRID "}", "resource_limit",
+      "must be <= 2147483647", NULL);
     E("{\"model\": \"sync\", \"slots\": 0, " GRID "}", "slots", "must be", NULL);
     E("{\"model\": \"sync\", \"gpus\": 4, \"groups\": [{\"members\": [0, 1], \"colls\": 1}, "
       "{\"members\": [2, 3, 2], \"colls\": 1}]}", "groups[1].members", "GPU 2 twice", NULL);

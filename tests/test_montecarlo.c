@@ -87,6 +87,12 @@ static void test_binomial_interval(void)
     dl_binom_ci(5, 100, 0.95, &lo, &hi); /* the textbook Clopper-Pearson values */
     CU_ASSERT_DOUBLE_EQUAL(lo, 0.01643, 1e-4);
     CU_ASSERT_DOUBLE_EQUAL(hi, 0.11284, 1e-4);
+    dl_binom_ci(5000, 10000, 0.95, &lo, &hi); /* where GSL's own inverse gives up */
+    CU_ASSERT_DOUBLE_EQUAL(lo, 0.49016, 1e-4);
+    CU_ASSERT_DOUBLE_EQUAL(hi, 0.50984, 1e-4);
+    CU_ASSERT_DOUBLE_EQUAL(lo + hi, 1.0, 1e-9);
+    dl_binom_ci(1, 1000000, 0.95, &lo, &hi);
+    CU_ASSERT(lo > 0 && lo < 1e-6 && hi > 1e-6 && hi < 1e-5);
     dl_binom_ci(0, 0, 0.95, &lo, &hi);
     CU_ASSERT(lo == 0.0 && hi == 1.0);
 }
