@@ -284,6 +284,23 @@ static int load_config(dl_config *c, const char *path)
     return 0;
 }
 
+/* The positional arguments after the options: CONFIG (and TRACE.csv when
+ * nargs is 2).  Loads the config and applies the overrides; returns 0, or
+ * the exit status after saying what is wrong. */
+static int config_from_args(int argc, char **argv, int nargs, const overrides *o, dl_config *c)
+{
+    if (optind + nargs > argc)
+        return usage_error(nargs == 1 ? "missing CONFIG" : "need CONFIG and TRACE.csv");
+    if (optind + nargs < argc)
+        return usage_error("unexpected argument '%s'", argv[optind + nargs]);
+    if (load_config(c, argv[optind]))
+        return EXIT_USAGE;
+    int rc = apply_overrides(c, o);
+    if (rc)
+        dl_config_free(c);
+    return rc;
+}
+
 static void describe(FILE *f, const dl_config *c)
 {
     const dl_layout *L = &c->layout;
@@ -455,17 +472,10 @@ static int cmd_run(int argc, char **argv)
         default: return bad_option(argv);
         }
     }
-    if (optind + 1 != argc)
-        return usage_error(optind == argc ? "missing CONFIG" : "unexpected argument '%s'",
-                           argv[optind + 1 < argc ? optind + 1 : optind]);
     dl_config c;
-    if (load_config(&c, argv[optind]))
-        return EXIT_USAGE;
-    int rc = apply_overrides(&c, &o);
-    if (rc) {
-        dl_config_free(&c);
+    int rc = config_from_args(argc, argv, 1, &o, &c);
+    if (rc)
         return rc;
-    }
     dl_study S = {.L = &c.layout, .P = params_of(&c), .rounds = c.rounds, .seed = c.seed,
                   .rng = c.rng, .threads = c.threads, .verify = verify, .progress = progress,
                   .keep_rounds = rounds_csv != NULL};
@@ -564,19 +574,12 @@ static int cmd_gen(int argc, char **argv)
         default: return bad_option(argv);
         }
     }
-    if (optind + 1 != argc)
-        return usage_error(optind == argc ? "missing CONFIG" : "unexpected argument '%s'",
-                           argv[optind + 1 < argc ? optind + 1 : optind]);
     if ((round >= 0) == first)
         return usage_error("give exactly one of --round K and --first-deadlock");
     dl_config c;
-    if (load_config(&c, argv[optind]))
-        return EXIT_USAGE;
-    int rc = apply_overrides(&c, &o);
-    if (rc) {
-        dl_config_free(&c);
+    int rc = config_from_args(argc, argv, 1, &o, &c);
+    if (rc)
         return rc;
-    }
     dl_params P = params_of(&c);
     dl_round *R = dl_round_new(&c.layout, &P);
     gsl_rng *rng = gsl_rng_alloc(dl_rng_type(c.rng));
@@ -651,19 +654,11 @@ static int cmd_check(int argc, char **argv)
         default: return bad_option(argv);
         }
     }
-    if (optind + 2 != argc)
-        return usage_error(optind + 2 > argc ? "need CONFIG and TRACE.csv"
-                                             : "unexpected argument '%s'",
-                           argv[optind + 2 < argc ? optind + 2 : 0]);
-    const char *tpath = argv[optind + 1];
     dl_config c;
-    if (load_config(&c, argv[optind]))
-        return EXIT_USAGE;
-    int rc = apply_overrides(&c, &o);
-    if (rc) {
-        dl_config_free(&c);
+    int rc = config_from_args(argc, argv, 2, &o, &c);
+    if (rc)
         return rc;
-    }
+    const char *tpath = argv[optind + 1];
     char err[1024];
     dl_trace t = {0};
     if (dl_trace_read(tpath, &t, err, sizeof err) < 0) {
@@ -739,19 +734,14 @@ static int cmd_info(int argc, char **argv)
         default: return bad_option(argv);
         }
     }
-    if (optind + 1 != argc)
-        return usage_error(optind == argc ? "missing CONFIG" : "unexpected argument '%s'",
-                           argv[optind + 1 < argc ? optind + 1 : optind]);
     dl_config c;
-    if (load_config(&c, argv[optind]))
-        return EXIT_USAGE;
-    int rc = apply_overrides(&c, &o);
-    const dl_layout *L = &c.layout;
-    if (!rc && plan >= L->ngpus)
-        rc = usage_error("--plan: GPU %ld does not exist (0..%d)", plan, L->ngpus - 1);
-    if (rc) {
-        dl_config_free(&c);
+    int rc = config_from_args(argc, argv, 1, &o, &c);
+    if (rc)
         return rc;
+    const dl_layout *L = &c.layout;
+    if (plan >= L->ngpus) {
+        dl_config_free(&c);
+        return usage_error("--plan: GPU %ld does not exist (0..%d)", plan, L->ngpus - 1);
     }
     describe(stdout, &c);
     int lmin = INT_MAX, lmax = 0;
