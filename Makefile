@@ -25,7 +25,7 @@ SANFLAGS := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-saniti
 DEFAULT_CONFIG ?= configs/paper/3d-444-sync-4e-3-4e-3.json
 RUN_ROUNDS ?= 2000
 
-.PHONY: all build run test check test-long bench install clean help deps
+.PHONY: all build run test check bench install clean help deps _all _run _test _bench
 
 # The public targets install missing packages first, then build in a fresh
 # make (so that pkg-config sees what was just installed).
