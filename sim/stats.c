@@ -13,7 +13,7 @@
 static double beta_quantile(double p, double a, double b)
 {
     double lo = 0.0, hi = 1.0;
-    for (int k = 0; k < 200 && hi - lo > 0; k++) {
+    for (int k = 0; k < 200; k++) {
         double mid = 0.5 * (lo + hi);
         if (mid == lo || mid == hi)
             break;
