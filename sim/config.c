@@ -55,7 +55,7 @@ static const char *const top_keys[] = {
     "tp", "dp", "pp", "tp_group_size", "dp_group_size", "pp_group_size",
     "tp_colls", "dp_colls", "coll_cnt_per_tp_group", "coll_cnt_per_dp_group",
     "gpus", "gpu_num", "group_num", "gpu_per_group", "coll_cnt_per_group", "groups", "recipe",
-    "order", "rng", "name", "paper_ratio", "comment", NULL,
+    "order", "rng", "exact_stream", "name", "paper_ratio", "comment", NULL,
 };
 static const char *const keys_3d[] = {
     "tp", "dp", "pp", "tp_group_size", "dp_group_size", "pp_group_size",
@@ -420,6 +420,12 @@ static int parse_options(dl_config *c, json_t *root, const parser *p)
         if (strlen(s) >= sizeof c->rng || !rng_known(s))
             return bad(p, "rng", "unknown GSL generator '%s' (e.g. taus2, mt19937, ranlxd2)", s);
         strcpy(c->rng, s);
+    }
+    c->exact_stream = 0;
+    if ((v = json_object_get(root, "exact_stream"))) {
+        if (!json_is_boolean(v))
+            return bad(p, "exact_stream", "must be true or false, not %s", kind(v));
+        c->exact_stream = json_is_true(v);
     }
     default_name(c, p->file);
     if ((v = json_object_get(root, "name"))) {

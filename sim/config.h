@@ -22,6 +22,7 @@ typedef struct dl_config {
     int slots;              /* execution slots per GPU, 0 = unlimited */
     int order;              /* enum dl_order */
     char rng[32];           /* GSL generator name */
+    int exact_stream;       /* 1: the plain stream (one draw per action and candidate) */
     char grouping[16];      /* "3d" or "free" (for reports) */
     char name[128];         /* "name" key, or the file's base name */
     dl_layout layout;

@@ -13,6 +13,7 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "streams.h"
 #include "util.h"
 
 dl_round *dl_round_new(const dl_layout *L, const dl_params *P)
@@ -310,7 +311,12 @@ int dl_round_run(dl_round *R, gsl_rng *rng, const dl_sink *sink)
     return dl_round_drive(R, rng, sink);
 }
 
-int dl_round_drive(dl_round *R, gsl_rng *rng, const dl_sink *sink)
+/* The lockstep driver, from either stream: rng (the plain stream: one
+ * uniform draw per action and per candidate looked at) or S (per-GPU
+ * generators with geometric gaps, streams.h).  Inlined into its two callers
+ * so that each gets the branch-free loop of its own stream. */
+static inline __attribute__((always_inline)) int drive(dl_round *R, gsl_rng *rng,
+                                                       dl_streams *S, const dl_sink *sink)
 {
     const int ngpus = R->L->ngpus;
     const double psync = R->P.sync;
@@ -320,13 +326,16 @@ int dl_round_drive(dl_round *R, gsl_rng *rng, const dl_sink *sink)
             if (R->suspended[i] || R->rem_len[i] == 0)
                 continue;
             acted = 1;
-            int st;
-            if (psync > 0 && gsl_rng_uniform(rng) < psync) {
+            int st, k;
+            if (S)
+                k = dl_streams_action(S, i, R->rem_len[i]);
+            else
+                k = psync > 0 && gsl_rng_uniform(rng) < psync ? DL_DRAW_SYNC : pick(R, rng, i);
+            if (k == DL_DRAW_SYNC) {
                 if (sink)
                     sink->event(sink->ctx, R->step, i, DL_ACT_SYNC, -1, 0);
                 st = dl_round_sync(R, i);
             } else {
-                int k = pick(R, rng, i);
                 R->skips += k;
                 if (sink) {
                     int c = R->rem[R->L->plan_off[i] + R->rem_head[i] + k].coll;
@@ -340,4 +349,20 @@ int dl_round_drive(dl_round *R, gsl_rng *rng, const dl_sink *sink)
         if (!acted)
             stall(R);
     }
+}
+
+int dl_round_drive(dl_round *R, gsl_rng *rng, const dl_sink *sink)
+{
+    return drive(R, rng, NULL, sink);
+}
+
+int dl_round_run_streams(dl_round *R, dl_streams *S, const dl_sink *sink)
+{
+    dl_round_reset(R);
+    return dl_round_drive_streams(R, S, sink);
+}
+
+int dl_round_drive_streams(dl_round *R, dl_streams *S, const dl_sink *sink)
+{
+    return drive(R, NULL, S, sink);
 }

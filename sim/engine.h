@@ -117,6 +117,14 @@ int dl_round_run(dl_round *R, gsl_rng *rng, const dl_sink *sink);
 /* The same from the current state and step (dl_round_run = reset + drive). */
 int dl_round_drive(dl_round *R, gsl_rng *rng, const dl_sink *sink);
 
+/* The same two with the default stream: every GPU draws its actions from its
+ * own generator, with geometric gaps between syncs and between skips
+ * (streams.h; seed it with dl_streams_seed first).  The plain functions above
+ * are the "exact" stream (--exact-stream). */
+struct dl_streams;
+int dl_round_run_streams(dl_round *R, struct dl_streams *S, const dl_sink *sink);
+int dl_round_drive_streams(dl_round *R, struct dl_streams *S, const dl_sink *sink);
+
 /* Cycle detector (cycle.c): checks the dirty GPUs; on a cycle fills
  * R->cycle/ncycle and returns 1. */
 int dl_cycle_check(dl_round *R);

@@ -15,6 +15,7 @@
 #include "config.h"
 #include "depgraph.h"
 #include "montecarlo.h"
+#include "play.h"
 #include "rng.h"
 #include "stats.h"
 #include "trace.h"
@@ -51,7 +52,11 @@ static const char usage_overrides[] =
     "  --model M         single | sync | resource\n"
     "  --slots K         execution slots per GPU (resource model; 0 = unlimited)\n"
     "  --order O         planned order: interleave | sequential\n"
-    "  --rng NAME        GSL generator (default taus2)\n";
+    "  --rng NAME        GSL generator (default taus2)\n"
+    "  --exact-stream    the plain random stream: one draw per action and per\n"
+    "                    candidate, from one generator per round (config: exact_stream);\n"
+    "                    default: one generator per GPU with geometric gaps between\n"
+    "                    syncs and skips, the same distribution, much faster\n";
 
 static const char usage_run[] =
     "usage: dlsim run CONFIG [options]\n"
@@ -157,13 +162,13 @@ typedef struct overrides {
     long rounds, seed, slots, threads;
     double disorder, sync;
     const char *model, *order, *rng;
-    int has_rounds, has_seed, has_slots, has_threads, has_disorder, has_sync;
+    int has_rounds, has_seed, has_slots, has_threads, has_disorder, has_sync, exact_stream;
 } overrides;
 
 enum {
     OPT_ROUNDS = 256, OPT_SEED, OPT_DISORDER, OPT_SYNC, OPT_MODEL, OPT_SLOTS, OPT_ORDER, OPT_RNG,
     OPT_THREADS, OPT_JSON, OPT_CSV, OPT_ROUNDS_CSV, OPT_VERIFY, OPT_PROGRESS, OPT_NO_PROGRESS,
-    OPT_ROUND, OPT_FIRST, OPT_DOT, OPT_GRAPHML, OPT_GROUPS, OPT_PLAN, OPT_HELP
+    OPT_ROUND, OPT_FIRST, OPT_DOT, OPT_GRAPHML, OPT_GROUPS, OPT_PLAN, OPT_HELP, OPT_EXACT
 };
 
 #define OVERRIDE_OPTIONS                                                                        \
@@ -171,7 +176,8 @@ enum {
         {"disorder", required_argument, 0, OPT_DISORDER},                                       \
         {"sync", required_argument, 0, OPT_SYNC}, {"model", required_argument, 0, OPT_MODEL},   \
         {"slots", required_argument, 0, OPT_SLOTS}, {"order", required_argument, 0, OPT_ORDER}, \
-        {"rng", required_argument, 0, OPT_RNG}, {"help", no_argument, 0, OPT_HELP}
+        {"rng", required_argument, 0, OPT_RNG}, {"help", no_argument, 0, OPT_HELP},        \
+        {"exact-stream", no_argument, 0, OPT_EXACT}
 
 /* Returns 1 if opt was an override (parsed into o), 0 if not, -1 on error. */
 static int parse_override(int opt, overrides *o)
@@ -213,6 +219,9 @@ static int parse_override(int opt, overrides *o)
     case OPT_RNG:
         o->rng = optarg;
         return 1;
+    case OPT_EXACT:
+        o->exact_stream = 1;
+        return 1;
     case OPT_THREADS:
         if (parse_long("--threads", optarg, 0, 4096, &o->threads))
             return -1;
@@ -236,6 +245,8 @@ static int apply_overrides(dl_config *c, const overrides *o)
         c->disorder = o->disorder;
     if (o->has_sync)
         c->sync = o->sync;
+    if (o->exact_stream)
+        c->exact_stream = 1;
     if (o->rng) {
         if (!dl_rng_type(o->rng))
             return usage_error("--rng: unknown GSL generator '%s' (e.g. taus2, mt19937)", o->rng);
@@ -301,6 +312,11 @@ static int config_from_args(int argc, char **argv, int nargs, const overrides *o
     return rc;
 }
 
+static const char *stream_name(const dl_config *c)
+{
+    return c->exact_stream ? "exact" : "fast";
+}
+
 static void describe(FILE *f, const dl_config *c)
 {
     const dl_layout *L = &c->layout;
@@ -312,8 +328,8 @@ static void describe(FILE *f, const dl_config *c)
         snprintf(slots, sizeof slots, "%d", c->slots);
     else
         snprintf(slots, sizeof slots, "unlimited");
-    fprintf(f, "  disorder %g, sync %g, slots %s, seed %lu, rng %s\n", c->disorder,
-            c->model->syncs ? c->sync : 0.0, slots, c->seed, c->rng);
+    fprintf(f, "  disorder %g, sync %g, slots %s, seed %lu, rng %s, stream %s\n", c->disorder,
+            c->model->syncs ? c->sync : 0.0, slots, c->seed, c->rng, stream_name(c));
 }
 
 static void print_cycle(FILE *f, const dl_cycle_part *cy, int n)
@@ -338,13 +354,13 @@ static json_t *study_json(const dl_config *c, const dl_study *S, double lo, doub
 {
     double ratio = (double)S->deadlocks / (double)S->rounds;
     return json_pack(
-        "{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:f, s:f, s:i, s:I, s:s, s:i,"
+        "{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:f, s:f, s:i, s:I, s:s, s:s, s:i,"
         " s:I, s:I, s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:I, s:I, s:b, s:I}",
         "name", c->name, "config", c->path, "model", c->model->name, "grouping", c->grouping,
         "order", dl_order_name(c->layout.order), "gpus", c->layout.ngpus, "groups",
         c->layout.ngroups, "collectives", c->layout.ncolls, "disorder", c->disorder, "sync",
         c->model->syncs ? c->sync : 0.0, "slots", c->slots, "seed", (json_int_t)c->seed, "rng",
-        c->rng, "threads", S->threads_used, "rounds", (json_int_t)S->rounds, "deadlocks",
+        c->rng, "stream", stream_name(c), "threads", S->threads_used, "rounds", (json_int_t)S->rounds, "deadlocks",
         (json_int_t)S->deadlocks, "ratio", ratio, "ci_low", lo, "ci_high", hi, "events",
         (json_int_t)S->events, "invocations", (json_int_t)S->invocations, "syncs",
         (json_int_t)S->syncs, "skips", (json_int_t)S->skips, "seconds", S->seconds,
@@ -478,7 +494,7 @@ static int cmd_run(int argc, char **argv)
         return rc;
     dl_study S = {.L = &c.layout, .P = params_of(&c), .rounds = c.rounds, .seed = c.seed,
                   .rng = c.rng, .threads = c.threads, .verify = verify, .progress = progress,
-                  .keep_rounds = rounds_csv != NULL};
+                  .keep_rounds = rounds_csv != NULL, .exact_stream = c.exact_stream};
     char err[256];
     if (progress)
         describe(stderr, &c);
@@ -581,14 +597,12 @@ static int cmd_gen(int argc, char **argv)
     if (rc)
         return rc;
     dl_params P = params_of(&c);
-    dl_round *R = dl_round_new(&c.layout, &P);
-    gsl_rng *rng = gsl_rng_alloc(dl_rng_type(c.rng));
+    dl_player *pl = dl_player_new(&c.layout, &P, dl_rng_type(c.rng), c.seed, c.exact_stream);
+    dl_round *R = pl->R;
     if (first) {
-        for (round = 0; round < c.rounds; round++) {
-            dl_rng_seed_round(rng, c.seed, round);
-            if (dl_round_run(R, rng, NULL) == DL_DEADLOCK)
+        for (round = 0; round < c.rounds; round++)
+            if (dl_player_round(pl, round, 0, NULL) == DL_DEADLOCK)
                 break;
-        }
         if (round == c.rounds) {
             fprintf(stderr, "%s: no deadlock in rounds 0..%ld (raise --rounds)\n", verb,
                     c.rounds - 1);
@@ -605,8 +619,7 @@ static int cmd_gen(int argc, char **argv)
     dl_trace_writer w = {.f = f, .L = &c.layout};
     dl_trace_write_header(f);
     dl_sink sink = dl_trace_sink(&w);
-    dl_rng_seed_round(rng, c.seed, round);
-    int st = dl_round_run(R, rng, &sink);
+    int st = dl_player_round(pl, round, 1, &sink);
     if ((out && fclose(f) != 0) || (!out && fflush(f) != 0)) {
         fprintf(stderr, "%s: write error on %s\n", verb, out ? out : "stdout");
         rc = EXIT_FAIL;
@@ -622,8 +635,7 @@ static int cmd_gen(int argc, char **argv)
     if (export_graph(R, dot, graphml) < 0)
         rc = EXIT_FAIL;
 done:
-    gsl_rng_free(rng);
-    dl_round_free(R);
+    dl_player_free(pl);
     dl_config_free(&c);
     return rc;
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "depgraph.h"
+#include "play.h"
 #include "rng.h"
 #include "util.h"
 
@@ -33,37 +34,37 @@ static void *work(void *arg)
 {
     worker *w = arg;
     dl_study *S = w->S;
-    dl_round *R = dl_round_new(S->L, &S->P);
-    gsl_rng *rng = gsl_rng_alloc(w->type);
+    dl_player *pl = dl_player_new(S->L, &S->P, w->type, S->seed, S->exact_stream);
     if (S->verify)
-        R->verify = verify_event;
+        pl->R->verify = verify_event;
+    /* Per-round steps and the verify hook need the lockstep engine on every
+     * round; otherwise the player may decide a round without it (play.h). */
+    const int detail = S->verify || S->keep_rounds || S->engine_only;
     w->first_deadlock = -1;
     for (;;) {
         long r = atomic_fetch_add(w->next, 1);
         if (r >= S->rounds)
             break;
-        dl_rng_seed_round(rng, S->seed, r);
-        int st = dl_round_run(R, rng, NULL);
+        int st = dl_player_round(pl, r, detail, NULL);
         int dead = st == DL_DEADLOCK;
         w->deadlocks += dead;
-        w->events += R->events;
-        w->invocations += R->invocations;
-        w->syncs += R->syncs;
-        w->skips += R->skips;
-        w->mismatches += R->mismatches;
+        w->events += pl->events;
+        w->invocations += pl->invocations;
+        w->syncs += pl->syncs;
+        w->skips += pl->skips;
+        w->mismatches += pl->mismatches;
         if (dead && (w->first_deadlock < 0 || r < w->first_deadlock))
             w->first_deadlock = r;
         if (S->per_round)
             S->per_round[r] = (dl_round_result){
-                .deadlock = (unsigned char)dead, .steps = R->step + 1, .events = R->events,
-                .invocations = R->invocations, .syncs = R->syncs, .skips = R->skips,
-                .deadlock_event = R->deadlock_event};
+                .deadlock = (unsigned char)dead, .steps = pl->steps, .events = pl->events,
+                .invocations = pl->invocations, .syncs = pl->syncs, .skips = pl->skips,
+                .deadlock_event = pl->deadlock_event};
         if (dead)
             atomic_fetch_add(w->dead_seen, 1);
         atomic_fetch_add(w->done, 1);
     }
-    gsl_rng_free(rng);
-    dl_round_free(R);
+    dl_player_free(pl);
     return NULL;
 }
 

@@ -2,7 +2,12 @@
  *
  * Threads take round indices from a shared counter; round r draws from the
  * stream of (seed, r) (rng.h) and all totals are sums of integers, so the
- * result does not depend on the thread count. */
+ * result does not depend on the thread count.
+ *
+ * The stream (play.h): by default every GPU has its own generator with
+ * geometric gaps between rare events, and rounds that the schedule-free
+ * evaluator can decide are decided by it; exact_stream selects the plain
+ * per-candidate stream of one generator per round (--exact-stream). */
 #ifndef DL_MONTECARLO_H
 #define DL_MONTECARLO_H
 
@@ -26,6 +31,8 @@ typedef struct dl_study {
     int verify;       /* check every event with the igraph checker too */
     int progress;     /* progress line with ETA on stderr */
     int keep_rounds;  /* fill per_round */
+    int exact_stream; /* the plain stream: one uniform draw per action and candidate */
+    int engine_only;  /* every round in the lockstep engine (tests: no schedule-free shortcut) */
 
     /* outputs */
     long deadlocks, events, invocations, syncs, skips, mismatches;

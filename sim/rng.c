@@ -33,3 +33,24 @@ void dl_rng_seed_round(gsl_rng *r, unsigned long seed, long round)
 {
     gsl_rng_set(r, dl_round_seed(seed, round));
 }
+
+/* A bijection of 32-bit values (lowbias32, by C. Wellons). */
+static uint32_t mix32(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    x ^= x >> 16;
+    return x;
+}
+
+/* Most GSL generators read 32 bits of a seed: the GPUs of one round get
+ * distinct 32-bit seeds (a bijection of base + gpu), so no two of them share
+ * a stream. */
+unsigned long dl_gpu_seed(unsigned long seed, long round, int gpu)
+{
+    uint32_t base = (uint32_t)mix(mix((uint64_t)seed ^ 0x243f6a8885a308d3ULL) ^ (uint64_t)round);
+    uint32_t s = mix32(base + (uint32_t)gpu);
+    return (unsigned long)(s ? s : 0x9e3779b9U);
+}

@@ -18,4 +18,8 @@ unsigned long dl_round_seed(unsigned long seed, long round);
 /* Seeds r for that round. */
 void dl_rng_seed_round(gsl_rng *r, unsigned long seed, long round);
 
+/* The seed of GPU `gpu`'s own generator in that round (the default stream,
+ * streams.h, gives every GPU its own generator). */
+unsigned long dl_gpu_seed(unsigned long seed, long round, int gpu);
+
 #endif

@@ -88,6 +88,29 @@ printf 'step,gpu,action,coll\n0,0,invoke,0\n0,7,invoke,1\n' >"$tmp/bad.csv"
 expect "check: bad GPU names line" 2 "bad.csv:3"        -- "$dlsim" check $fig1c "$tmp/bad.csv"
 expect "check: missing trace"   2 "missing.csv"         -- "$dlsim" check $fig1c "$tmp/missing.csv"
 
+# the random stream: default (per-GPU generators, geometric gaps) and --exact-stream
+fig2=configs/examples/fig2.json
+expect "run: default stream named"  0 "stream fast"       -- "$dlsim" run $small --rounds 50 --no-progress
+expect "run --exact-stream"         0 "stream exact"      -- "$dlsim" run $small --rounds 50 --no-progress --exact-stream
+expect "--json names the stream"    0 '"rng": "taus2", "stream": "exact"' -- "$dlsim" run $small --rounds 20 --json --exact-stream
+printf '{"model": "sync", "tp": 2, "dp": 2, "pp": 1, "tp_colls": 3, "dp_colls": 3, "exact_stream": true}\n' >"$tmp/exact.json"
+expect "config exact_stream: true"  0 "stream exact"      -- "$dlsim" run "$tmp/exact.json" --rounds 20 --no-progress
+printf '{"model": "sync", "tp": 2, "dp": 2, "pp": 1, "tp_colls": 3, "dp_colls": 3, "exact_stream": 1}\n' >"$tmp/exact1.json"
+expect "config exact_stream: not a boolean" 2 "exact1.json: key 'exact_stream': must be true or false" -- "$dlsim" run "$tmp/exact1.json"
+for s in "" --exact-stream; do
+  r=$("$dlsim" run $fig2 --rounds 100 --json $s | grep -oE '"first_deadlock_round": [0-9]+' | grep -oE '[0-9]+$')
+  expect "gen --round replays run's first deadlock ${s:-(default)}" 0 "round $r: deadlock" -- "$dlsim" gen $fig2 --round "${r:-x}" $s -o "$tmp/fd.csv"
+  expect "gen --first-deadlock finds it ${s:-(default)}" 0 "round $r: deadlock" -- "$dlsim" gen $fig2 --first-deadlock $s -o "$tmp/fd2.csv"
+  if cmp -s "$tmp/fd.csv" "$tmp/fd2.csv"; then ok "same trace both ways ${s:-(default)}"; else bad "same trace both ways ${s:-(default)}"; fi
+  expect "check confirms it ${s:-(default)}" 3 "cycle: \(GPU" -- "$dlsim" check $fig2 "$tmp/fd.csv"
+  "$dlsim" run $fig2 --rounds 60 --rounds-csv "$tmp/rr.csv" --no-progress $s >/dev/null 2>&1
+  c=$(awk -F, 'NR>1 && $2==0 {print $1; exit}' "$tmp/rr.csv")
+  expect "gen a completing round ${s:-(default)}" 0 "round $c: completes" -- "$dlsim" gen $fig2 --round "${c:-x}" $s -o "$tmp/cc.csv"
+done
+a1=$("$dlsim" run $fig2 --rounds 300 --threads 1 --json | grep -oE '"deadlocks": [0-9]+, "ratio": [^,]*')
+a2=$("$dlsim" run $fig2 --rounds 300 --threads 1 --json --rounds-csv "$tmp/x.csv" | grep -oE '"deadlocks": [0-9]+, "ratio": [^,]*')
+if [ -n "$a1" ] && [ "$a1" = "$a2" ]; then ok "same result with and without per-round details"; else echo "$a1 / $a2" >"$tmp/err"; bad "same result with and without per-round details"; fi
+
 # info
 expect "info"                   0 "8 GPUs, 8 groups"   -- "$dlsim" info $small
 expect "info --groups --plan"   0 "planned order of GPU 0: 0 80 1 81" -- "$dlsim" info $small --groups --plan 0

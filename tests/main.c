@@ -24,6 +24,7 @@ int main(int argc, char **argv)
     int (*reg[])(void) = {
         dl_register_layout_tests,  dl_register_config_tests,     dl_register_engine_tests,
         dl_register_detector_tests, dl_register_montecarlo_tests, dl_register_trace_tests,
+        dl_register_fast_tests,
     };
     for (size_t i = 0; i < sizeof reg / sizeof reg[0]; i++)
         if (reg[i]() != 0) {

@@ -456,6 +456,27 @@ static void test_paper_configs(void)
     CU_ASSERT_EQUAL(row, 18);
 }
 
+/* exact_stream: false by default, a JSON boolean, nothing else. */
+static void test_exact_stream_key(void)
+{
+    dl_config c;
+    CU_ASSERT_EQUAL_FATAL(parse(&c, "{\"model\": \"sync\", " GRID "}"), 0);
+    CU_ASSERT_EQUAL(c.exact_stream, 0);
+    dl_config_free(&c);
+    CU_ASSERT_EQUAL_FATAL(parse(&c, "{\"model\": \"sync\", \"exact_stream\": true, " GRID "}"), 0);
+    CU_ASSERT_EQUAL(c.exact_stream, 1);
+    dl_config_free(&c);
+    CU_ASSERT_EQUAL_FATAL(parse(&c, "{\"model\": \"sync\", \"exact_stream\": false, " GRID "}"), 0);
+    CU_ASSERT_EQUAL(c.exact_stream, 0);
+    dl_config_free(&c);
+    expect_error("{\"model\": \"sync\", \"exact_stream\": 1, " GRID "}", "exact_stream",
+                 "must be true or false", "an integer");
+    expect_error("{\"model\": \"sync\", \"exact_stream\": \"yes\", " GRID "}", "exact_stream",
+                 "must be true or false", NULL);
+    expect_error("{\"model\": \"sync\", \"exact_strem\": true, " GRID "}", "exact_strem",
+                 "unknown key", "did you mean 'exact_stream'");
+}
+
 int dl_register_config_tests(void)
 {
     CU_pSuite s = CU_add_suite("config", NULL, NULL);
@@ -476,6 +497,7 @@ int dl_register_config_tests(void)
         {"syntax errors", test_syntax_errors},
         {"load example files", test_load_files},
         {"paper configurations match table1.csv", test_paper_configs},
+        {"exact_stream key", test_exact_stream_key},
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (!CU_add_test(s, t[i].name, t[i].fn))

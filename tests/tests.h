@@ -11,6 +11,7 @@ int dl_register_engine_tests(void);
 int dl_register_detector_tests(void);
 int dl_register_montecarlo_tests(void);
 int dl_register_trace_tests(void);
+int dl_register_fast_tests(void);
 
 /* Path of a file under tests/data, for tests that read fixtures. */
 const char *dl_test_data(const char *name);
