@@ -15,17 +15,24 @@ CFLAGS  += $(OPT) -g -std=c11 -D_GNU_SOURCE -DHAVE_INLINE -Wall -Wextra -Wshadow
 LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lcsv -lm -pthread
 
 SIM_SRC := $(filter-out sim/main.c,$(wildcard sim/*.c sim/models/*.c sim/grouping/*.c))
+# pccl: the API and scheduling core (plain C), the host backend; the GPU
+# backend (lib/gpu/*.cu) joins them where nvcc is found.
+PCCL_SRC := lib/pccl.c lib/prog.c lib/bootstrap.c $(wildcard lib/host/*.c)
+PCCL_HDRS := $(wildcard lib/*.h lib/host/*.h)
+PTEST_SRC := $(wildcard tests/pccl/*.c)
+TSANFLAGS := -O1 -fsanitize=thread -fno-omit-frame-pointer
 TEST_SRC := $(wildcard tests/*.c)
 HDRS    := $(wildcard sim/*.h sim/models/*.h sim/grouping/*.h tests/*.h)
 
 B       := build
 SAN     := $(B)/asan
+TSAN    := $(B)/tsan
 SANFLAGS := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 DEFAULT_CONFIG ?= configs/paper/3d-444-sync-4e-3-4e-3.json
 RUN_ROUNDS ?= 2000
 
-.PHONY: all build run test check bench install clean help deps _all _run _test _bench
+.PHONY: all build run test check bench install clean help deps gpu test-gpu _all _run _test _bench
 
 # The public targets install missing packages first, then build in a fresh
 # make (so that pkg-config sees what was just installed).
@@ -39,7 +46,74 @@ deps:
 help:
 	@sed -n '1,8p' Makefile
 
-_all build: $(B)/dlsim
+_all build: $(B)/dlsim $(B)/libpccl-host.a $(B)/pccl-example $(if $(NVCC),gpu)
+
+# ---- pccl with the GPU backend (where nvcc is found) ----
+NVCC    ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+GPU_ARCH ?= sm_90
+NVFLAGS := -O2 -arch=$(GPU_ARCH) -Xcompiler -Wall,-fPIC
+G       := $(B)/gpu
+PCCL_GPU_OBJ := $(PCCL_SRC:%.c=$(G)/%.o) $(G)/lib/gpu/daemon.o $(G)/lib/gpu/backend.o
+
+$(G)/lib/%.o: lib/%.c $(PCCL_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -DPCCL_HAVE_CUDA -I$(CUDA_HOME)/include -c $< -o $@
+$(G)/lib/gpu/%.o: lib/gpu/%.cu $(PCCL_HDRS) $(wildcard lib/gpu/*.cuh)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) -DPCCL_HAVE_CUDA -c $< -o $@
+$(B)/libpccl.a: $(PCCL_GPU_OBJ)
+	ar rcs $@ $^
+$(B)/libpccl.so: $(PCCL_GPU_OBJ)
+	$(NVCC) -shared -arch=$(GPU_ARCH) -o $@ $^ -lpthread
+$(G)/pccl-deadlock: tests/gpu/pccl_deadlock.c tests/gpu/schedule.h lib/pccl.h $(B)/libpccl.a
+	$(NVCC) -O2 -arch=$(GPU_ARCH) -o $@ $< $(B)/libpccl.a -lpthread
+$(G)/nccl-deadlock: tests/gpu/nccl_deadlock.c tests/gpu/schedule.h
+	$(NVCC) -O2 -arch=$(GPU_ARCH) -Itests/gpu -o $@ $< -lnccl -lpthread
+
+$(G)/pccl-example: examples/pccl_allreduce.c lib/pccl.h $(B)/libpccl.a
+	$(NVCC) -O2 -arch=$(GPU_ARCH) -DPCCL_EXAMPLE_CUDA -Ilib -o $@ $< $(B)/libpccl.a -lpthread
+
+$(G)/pccl-multiproc: tests/gpu/pccl_multiproc.c tests/gpu/schedule.h lib/pccl.h $(B)/libpccl.a
+	$(NVCC) -O2 -arch=$(GPU_ARCH) -o $@ $< $(B)/libpccl.a -lpthread
+
+$(G)/pccl-gpu-test: tests/gpu/pccl_gpu_test.c tests/pccl/check.c tests/pccl/check.h lib/pccl.h $(B)/libpccl.a
+	$(NVCC) -O2 -arch=$(GPU_ARCH) -o $@ tests/gpu/pccl_gpu_test.c tests/pccl/check.c $(B)/libpccl.a -lpthread
+
+gpu: $(B)/libpccl.a $(B)/libpccl.so $(G)/pccl-deadlock $(G)/nccl-deadlock $(G)/pccl-example $(G)/pccl-multiproc \
+     $(G)/pccl-gpu-test
+
+# GPU suite: needs no Debian packages (the GPU hosts have none), only CUDA.
+test-gpu: gpu
+	@scripts/test-gpu
+
+# ---- pccl (host backend; the GPU backend's rules come with lib/gpu) ----
+$(B)/lib/%.o: lib/%.c $(PCCL_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -c $< -o $@
+$(SAN)/lib/%.o: lib/%.c $(PCCL_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -c $< -o $@
+$(TSAN)/%.o: %.c $(PCCL_HDRS) $(wildcard tests/pccl/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(TSANFLAGS) -c $< -o $@
+$(B)/tests/pccl/%.o: tests/pccl/%.c $(PCCL_HDRS) $(wildcard tests/pccl/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+$(SAN)/tests/pccl/%.o: tests/pccl/%.c $(PCCL_HDRS) $(wildcard tests/pccl/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -c $< -o $@
+
+$(B)/libpccl-host.a: $(PCCL_SRC:%.c=$(B)/%.o)
+	ar rcs $@ $^
+$(B)/pccl-example: examples/pccl_allreduce.c lib/pccl.h $(B)/libpccl-host.a
+	$(CC) $(CFLAGS) -Ilib -o $@ $< $(B)/libpccl-host.a -pthread
+$(B)/pccl-tests: $(PTEST_SRC:%.c=$(B)/%.o) $(B)/libpccl-host.a
+	$(CC) $(CFLAGS) -o $@ $^ -lcunit -lm -pthread
+$(SAN)/pccl-tests: $(PTEST_SRC:%.c=$(SAN)/%.o) $(PCCL_SRC:%.c=$(SAN)/%.o)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ -lcunit -lm -pthread
+$(TSAN)/pccl-tests: $(PTEST_SRC:%.c=$(TSAN)/%.o) $(PCCL_SRC:%.c=$(TSAN)/%.o)
+	$(CC) $(CFLAGS) $(TSANFLAGS) -o $@ $^ -lcunit -lm -pthread
 
 $(B)/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -70,21 +144,36 @@ $(SAN)/dlsim-tests: $(TEST_SRC:%.c=$(SAN)/%.o) $(SAN)/libdlsim.a
 _run: $(B)/dlsim
 	$(B)/dlsim run $(DEFAULT_CONFIG) --rounds $(RUN_ROUNDS)
 
-_test check: $(B)/dlsim $(B)/dlsim-tests $(SAN)/dlsim $(SAN)/dlsim-tests
+_test check: $(B)/dlsim $(B)/dlsim-tests $(SAN)/dlsim $(SAN)/dlsim-tests \
+             $(B)/pccl-tests $(SAN)/pccl-tests $(TSAN)/pccl-tests
 	@echo "== unit tests (optimized build)"
 	$(B)/dlsim-tests
 	@echo "== unit tests (ASan+UBSan build, fewer random rounds)"
 	DL_TEST_QUICK=1 $(SAN)/dlsim-tests
 	@echo "== command-line tests (ASan+UBSan build)"
 	tests/cli.sh $(SAN)/dlsim
-	@echo "== GPU tests: skipped: no GPU code exists yet (pccl and dlreplay come with their own issues)"
+	@echo "== pccl example program (examples/pccl_allreduce.c, host backend)"
+	PCCL_BACKEND=host $(B)/pccl-example
+	@echo "== pccl host backend (optimized build)"
+	$(B)/pccl-tests
+	@echo "== pccl host backend (ASan+UBSan build, fewer iterations)"
+	PCCL_TEST_QUICK=1 $(SAN)/pccl-tests
+	@echo "== pccl host backend (TSan build, fewer iterations)"
+	PCCL_TEST_QUICK=1 TSAN_OPTIONS=halt_on_error=1 $(TSAN)/pccl-tests
+	@scripts/test-gpu --if-present
 
 _bench: $(B)/dlsim
 	scripts/bench-sim
 
-install: $(B)/dlsim
-	install -d $(DESTDIR)$(PREFIX)/bin
+# pccl: the GPU library where nvcc is found, else the host-backend library.
+PCCL_INSTALL_LIBS := $(if $(NVCC),$(B)/libpccl.a $(B)/libpccl.so)
+install: $(B)/dlsim $(B)/libpccl-host.a $(PCCL_INSTALL_LIBS)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 755 $(B)/dlsim $(DESTDIR)$(PREFIX)/bin/dlsim
+	install -m 644 lib/pccl.h $(DESTDIR)$(PREFIX)/include/pccl.h
+	$(if $(NVCC),install -m 644 $(B)/libpccl.a $(B)/libpccl.so $(DESTDIR)$(PREFIX)/lib/,install -m 644 $(B)/libpccl-host.a $(DESTDIR)$(PREFIX)/lib/libpccl.a)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/^#define PCCL_M[AI][JN]OR* \([0-9]*\)/\1/p' lib/pccl.h | paste -sd.).0|' \
+	    -e 's|@PRIVATE@|$(if $(NVCC),-L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt)|' lib/pccl.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/pccl.pc
 
 clean:
 	rm -rf $(B)

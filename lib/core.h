@@ -1,0 +1,308 @@
+/* The scheduling core's data: what the host, the daemon and the peers share.
+ *
+ * Plain C, compiled three ways: by gcc into the API and the host backend, and
+ * by nvcc into the GPU backend's host side and into the daemon kernel.  Every
+ * structure here has the same layout in all three.  Ordering between agents is
+ * explicit: acquire loads and release stores at system scope wherever two
+ * agents meet (host <-> GPU through pinned memory, GPU <-> peer GPU through
+ * NVLink peer memory; peer GPUs are not within one GPU's scope).
+ */
+#ifndef PCCL_CORE_H
+#define PCCL_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __CUDACC__
+#define PCCL_HD __host__ __device__
+#else
+#define PCCL_HD
+#endif
+#define PCCL_FN static inline PCCL_HD
+
+#define PCCL_MAX_RANKS 64
+#define PCCL_MAX_STEPS (2 * PCCL_MAX_RANKS - 1)
+#define PCCL_MAX_BLOCKS 64
+#define PCCL_FLAG_PAD 128 /* bytes between flags written by different agents */
+
+/* ---- ordering primitives ------------------------------------------------ */
+
+#if defined(__CUDA_ARCH__)
+PCCL_FN uint64_t pccl_ld_acq(const uint64_t *p)
+{
+    uint64_t v;
+    asm volatile("ld.acquire.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+PCCL_FN void pccl_st_rel(uint64_t *p, uint64_t v)
+{
+    asm volatile("st.release.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+PCCL_FN uint32_t pccl_ld_acq32(const uint32_t *p)
+{
+    uint32_t v;
+    asm volatile("ld.acquire.sys.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+PCCL_FN void pccl_fence(void) { __threadfence_system(); }
+/* Blocks of one GPU meet on its own memory: GPU scope suffices. */
+PCCL_FN uint64_t pccl_add_gpu(uint64_t *p, uint64_t v)
+{
+    uint64_t old;
+    asm volatile("atom.acq_rel.gpu.add.u64 %0, [%1], %2;" : "=l"(old) : "l"(p), "l"(v) : "memory");
+    return old;
+}
+#else
+PCCL_FN uint64_t pccl_ld_acq(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+PCCL_FN void pccl_st_rel(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+PCCL_FN uint32_t pccl_ld_acq32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+/* On the host every publication is a release store, which orders what came
+ * before it; the GPU needs the fence because other threads of the block wrote
+ * the data. */
+PCCL_FN void pccl_fence(void) {}
+PCCL_FN uint64_t pccl_add_gpu(uint64_t *p, uint64_t v) { return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL); }
+#endif
+
+/* ---- programs of primitives --------------------------------------------- */
+
+/* A step is one primitive: where its operand comes from (the recv connector,
+ * the input buffer, or both, reduced), where the result goes (the send
+ * connector, the output buffer, or both), and which chunk it works on.  NCCL's
+ * fused primitives are combinations: recvReduceSend = RECV|IN|SEND,
+ * recvReduceCopySend = RECV|IN|OUT|SEND, recvCopySend = RECV|OUT|SEND ... */
+enum {
+    PCCL_RECV = 1,    /* operand from the recv connector's next slot    */
+    PCCL_IN = 2,      /* operand from the input buffer (reduced if RECV) */
+    PCCL_SEND = 4,    /* result into the send connector's next slot     */
+    PCCL_OUT = 8,     /* result into the output buffer                  */
+    PCCL_POSTDIV = 16 /* the reduction is complete here: apply avg's /n */
+};
+#define PCCL_STEP(flags, chunk) ((uint16_t)((flags) | ((chunk) << 8)))
+#define PCCL_STEP_FLAGS(s) ((s) & 0xff)
+#define PCCL_STEP_CHUNK(s) ((s) >> 8)
+
+/* ---- a collective's static context (one per registered collective) ------- */
+
+typedef struct {
+    uint8_t type, dtype, op, esize;
+    uint8_t nranks, rank, root, nsteps;
+    int32_t priority;
+    uint32_t pad;
+    uint64_t count;       /* AR/Reduce/Bcast: elements; AG: per-rank send; RS: per-rank recv */
+    uint64_t chunk_elems; /* elements per connector slot                    */
+    uint64_t conn_off;    /* this collective's connectors, same offset in every arena */
+    uint16_t steps[PCCL_MAX_STEPS + 1];
+} pccl_coll;
+
+/* Dynamic context of one collective on one block: where it stopped.  The
+ * connector step counters live on across invocations (the rings are the
+ * collective's own, so they never mix with another collective's data). */
+typedef struct {
+    uint64_t send_step, recv_step; /* slots sent / received so far, ever */
+    uint64_t loop;                 /* loop over the data                 */
+    uint32_t step;                 /* primitive within the program       */
+    uint32_t pad;
+    const void *sendbuf;           /* this invocation's buffers          */
+    void *recvbuf;
+} pccl_ctx;
+
+/* A collective's connectors on one block, at conn_off + block * stride in
+ * every rank's arena.  tail is written by the previous rank (it sent that many
+ * slots into my ring); head by the next rank (it consumed that many of the
+ * slots I sent into its ring). */
+#define PCCL_CONN_TAIL 0
+#define PCCL_CONN_HEAD PCCL_FLAG_PAD
+#define PCCL_CONN_RING (2 * PCCL_FLAG_PAD)
+
+/* ---- host <-> daemon queues (pinned host memory) ------------------------ */
+
+/* SQ: one ring per block of 64-bit entries (seq << 32 | collId); an entry is
+ * valid when its seq is the reader's next.  The host writes the invocation's
+ * buffers into args[collId] before publishing the entry (release), so a block
+ * that sees the entry (acquire) sees the buffers.  CQ: one ring per GPU, the
+ * slot taken by an atomic ticket on the GPU, the entry (ticket+1) << 32 |
+ * collId published with one release store; the poller accepts the entry whose
+ * ticket is the one it expects, so an entry is never dropped or read twice. */
+typedef struct {
+    const void *sendbuf;
+    void *recvbuf;
+} pccl_args;
+
+typedef struct {
+    uint64_t preemptions, primitives, quits, pad;
+} pccl_blk_stats;
+
+typedef struct {
+    uint32_t abort; /* host -> daemon: quit now, for good */
+    uint32_t pad[31];
+    /* followed, in the same allocation, by: */
+    /* uint64_t cq[depth]; uint64_t sq[blocks][depth]; pccl_args args[max_colls];
+       pccl_blk_stats stats[blocks] */
+} pccl_pinned_hdr;
+
+/* Daemon state that must survive a voluntary quit: the task queue and the SQ
+ * read position of each block (device memory). */
+typedef struct {
+    uint64_t sq_head;
+    uint32_t tq_len, pad;
+} pccl_blk_saved;
+
+/* Knobs the daemon reads (resolved by the host from config, env, defaults). */
+typedef struct {
+    int32_t blocks, threads, slots, depth, max_colls, order, chaos, sticky;
+    int64_t spin_head, spin_base, spin_min, quit_ns;
+    uint64_t chaos_seed;
+} pccl_knobs;
+
+/* Everything one GPU's daemon needs, by value (a kernel parameter). */
+typedef struct {
+    pccl_knobs k;
+    int32_t rank, nranks;
+    /* device memory of this GPU */
+    pccl_coll *colls;        /* [max_colls]                         */
+    pccl_ctx *ctx;           /* [max_colls][blocks]                 */
+    uint64_t *done;          /* [max_colls] blocks finished, per invocation */
+    uint64_t *cq_ticket;     /* CQ slot counter                     */
+    pccl_blk_saved *saved;   /* [blocks]                            */
+    int32_t *saved_tq;       /* [blocks][depth]                     */
+    char *arena;             /* my connectors                       */
+    char *next_arena;        /* the next rank's, mapped (peer memory) */
+    char *prev_arena;        /* the previous rank's, mapped         */
+    /* pinned host memory */
+    pccl_pinned_hdr *hdr;
+    uint64_t *cq;            /* [depth]                             */
+    uint64_t *sq;            /* [blocks][depth]                     */
+    pccl_args *args;         /* [max_colls]                         */
+    pccl_blk_stats *stats;   /* [blocks]                            */
+} pccl_gpu;
+
+PCCL_FN size_t pccl_pinned_bytes(const pccl_knobs *k)
+{
+    return sizeof(pccl_pinned_hdr) + sizeof(uint64_t) * (size_t)k->depth * (1 + (size_t)k->blocks) +
+           sizeof(pccl_args) * (size_t)k->max_colls + sizeof(pccl_blk_stats) * (size_t)k->blocks;
+}
+
+/* ---- data types --------------------------------------------------------- */
+
+PCCL_FN int pccl_type_size(int t)
+{
+    static const uint8_t sz[10] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2};
+    return (t >= 0 && t < 10) ? sz[t] : 0;
+}
+
+/* IEEE half and bfloat16 <-> float, round to nearest even (host side; the
+ * daemon kernel uses CUDA's intrinsics, which round the same way). */
+PCCL_FN float pccl_bits_float(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+PCCL_FN uint32_t pccl_float_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+
+PCCL_FN float pccl_half_to_float(uint16_t h)
+{
+    uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+    if (e == 0x1f) return pccl_bits_float(s | 0x7f800000u | (m << 13));
+    if (e == 0) { /* subnormal or zero: m * 2^-24 */
+        float f = (float)m * (1.0f / 16777216.0f);
+        return s ? -f : f;
+    }
+    return pccl_bits_float(s | ((e + 112) << 23) | (m << 13));
+}
+
+PCCL_FN uint16_t pccl_float_to_half(float f)
+{
+    uint32_t u = pccl_float_bits(f), s = (u >> 16) & 0x8000, a = u & 0x7fffffff;
+    if (a >= 0x7f800000u) return (uint16_t)(s | 0x7c00 | (a > 0x7f800000u ? 0x200 : 0));
+    if (a >= 0x477ff000u) return (uint16_t)(s | 0x7c00);  /* rounds past 65504: inf */
+    if (a < 0x38800000u) {                              /* subnormal half */
+        float af = pccl_bits_float(a) * 16777216.0f;     /* exact scaling by 2^24 */
+        uint32_t m = (uint32_t)af; float r = af - (float)m;
+        if (r > 0.5f || (r == 0.5f && (m & 1))) m++;
+        return (uint16_t)(s | m);
+    }
+    uint32_t e = (a >> 23) - 112, m = a & 0x7fffff, h = (e << 10) | (m >> 13), rest = m & 0x1fff;
+    if (rest > 0x1000 || (rest == 0x1000 && (h & 1))) h++;
+    return (uint16_t)(s | h);
+}
+
+PCCL_FN float pccl_bf16_to_float(uint16_t b) { return pccl_bits_float((uint32_t)b << 16); }
+PCCL_FN uint16_t pccl_float_to_bf16(float f)
+{
+    uint32_t u = pccl_float_bits(f);
+    if ((u & 0x7fffffff) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40);
+    u += 0x7fff + ((u >> 16) & 1);
+    return (uint16_t)(u >> 16);
+}
+
+/* ---- geometry: which elements a step of a loop touches ------------------- */
+
+/* The block's slice [lo, hi) of the per-rank index space N (see count). */
+PCCL_FN void pccl_slice(const pccl_coll *c, int blocks, int b, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t n = c->count, per = (n + blocks - 1) / blocks;
+    per = (per + 31) & ~(uint64_t)31; /* keep slices aligned for wide loads */
+    *lo = per * b < n ? per * b : n;
+    *hi = *lo + per < n ? *lo + per : n;
+}
+
+PCCL_FN uint64_t pccl_loop_span(const pccl_coll *c)
+{
+    return c->type == 0 /* all-reduce */ ? c->chunk_elems * c->nranks : c->chunk_elems;
+}
+
+PCCL_FN uint64_t pccl_nloops(const pccl_coll *c, int blocks, int b)
+{
+    uint64_t lo, hi, span = pccl_loop_span(c);
+    pccl_slice(c, blocks, b, &lo, &hi);
+    return hi > lo ? (hi - lo + span - 1) / span : 1; /* an empty slice still runs one loop */
+}
+
+/* Input and output element offsets and the element count of (loop, chunk). */
+PCCL_FN void pccl_chunk(const pccl_coll *c, int blocks, int b, uint64_t loop, int chunk,
+                        uint64_t *in_off, uint64_t *out_off, uint64_t *cnt)
+{
+    uint64_t lo, hi;
+    pccl_slice(c, blocks, b, &lo, &hi);
+    uint64_t o = lo + loop * pccl_loop_span(c), end;
+    if (c->type == 0) { /* all-reduce: the loop's span is cut into nranks chunks */
+        uint64_t span = hi - o < pccl_loop_span(c) ? hi - o : pccl_loop_span(c);
+        uint64_t cs = (span + c->nranks - 1) / c->nranks;
+        cs = (cs + 15) & ~(uint64_t)15;
+        uint64_t s = o + cs * chunk < o + span ? o + cs * chunk : o + span;
+        end = s + cs < o + span ? s + cs : o + span;
+        *in_off = *out_off = s;
+        *cnt = end - s;
+        return;
+    }
+    end = o + c->chunk_elems < hi ? o + c->chunk_elems : hi;
+    if (o > hi) o = hi;
+    *cnt = end > o ? end - o : 0;
+    *in_off = *out_off = o;
+    if (c->type == 1) *out_off += (uint64_t)chunk * c->count;     /* all-gather */
+    if (c->type == 2) *in_off += (uint64_t)chunk * c->count;      /* reduce-scatter */
+}
+
+/* Bytes of one block's connectors for a collective: two flags, each on its
+ * own line, then the ring of slots (16-byte aligned for wide accesses). */
+PCCL_FN size_t pccl_slot_bytes(const pccl_coll *c)
+{
+    return ((size_t)c->chunk_elems * c->esize + 15) & ~(size_t)15;
+}
+PCCL_FN size_t pccl_conn_stride(const pccl_coll *c, int slots)
+{
+    size_t s = PCCL_CONN_RING + (size_t)slots * pccl_slot_bytes(c);
+    return (s + 255) & ~(size_t)255;
+}
+
+/* Host-side helpers (lib/prog.c). */
+#ifndef __CUDA_ARCH__
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* Builds the ring program of a collective for this rank; returns the number
+ * of steps. */
+int pccl_build_program(pccl_coll *c);
+#ifdef __cplusplus
+}
+#endif
+#endif
+
+#endif

@@ -1,0 +1,228 @@
+/* The GPU backend's host side: device and pinned memory for the daemon, the
+ * non-blocking stream it runs on (a blocking stream would tie it to every
+ * legacy-stream operation of the application), peer access, launch, and
+ * the checks on user buffers. */
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../internal.h"
+
+extern "C" cudaError_t pccl_gpu_launch(const pccl_gpu *G, cudaStream_t stream);
+
+typedef struct {
+    cudaStream_t stream;
+    void *dev, *pinned, *arena;
+} gpu_bk;
+
+#define CU(c, call)                                                                                    \
+    do {                                                                                               \
+        cudaError_t e_ = (call);                                                                       \
+        if (e_ != cudaSuccess)                                                                         \
+            return pccl_err(c, pcclUnhandledCudaError, "%s:%d: %s: %s", __FILE__, __LINE__, #call,      \
+                            cudaGetErrorString(e_));                                                   \
+    } while (0)
+
+static size_t align(size_t n) { return (n + 255) & ~(size_t)255; }
+
+static pcclResult_t g_open(pcclComm_t c)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) n = 0;
+    cudaGetLastError();
+    if (c->dev < 0 || c->dev >= n)
+        return pccl_err(NULL, pcclInvalidArgument, "device %d: this machine has %d CUDA device(s)", c->dev, n);
+    gpu_bk *h = (gpu_bk *)calloc(1, sizeof *h);
+    if (!h) return pccl_err(NULL, pcclSystemError, "out of host memory");
+    c->bk = h;
+    CU(NULL, cudaSetDevice(c->dev));
+    CU(NULL, cudaStreamCreateWithFlags(&h->stream, cudaStreamNonBlocking));
+    pccl_knobs *k = &c->G.k;
+    size_t mc = (size_t)k->max_colls, nb = (size_t)k->blocks, d = (size_t)k->depth;
+    size_t o_colls = 0, o_ctx = align(o_colls + mc * sizeof(pccl_coll)),
+           o_done = align(o_ctx + mc * nb * sizeof(pccl_ctx)), o_tick = align(o_done + mc * sizeof(uint64_t)),
+           o_saved = align(o_tick + sizeof(uint64_t)), o_stq = align(o_saved + nb * sizeof(pccl_blk_saved)),
+           total = align(o_stq + nb * d * sizeof(int32_t));
+    CU(NULL, cudaMalloc(&h->dev, total));
+    CU(NULL, cudaMemset(h->dev, 0, total));
+    CU(NULL, cudaMalloc(&h->arena, c->arena_bytes));
+    CU(NULL, cudaMemset(h->arena, 0, c->arena_bytes));
+    size_t pb = pccl_pinned_bytes(k);
+    CU(NULL, cudaHostAlloc(&h->pinned, pb, cudaHostAllocMapped | cudaHostAllocPortable));
+    memset(h->pinned, 0, pb);
+    CU(NULL, cudaDeviceSynchronize());
+    char *m = (char *)h->dev, *p = (char *)h->pinned; /* unified addressing: one pointer for both sides */
+    c->G.colls = (pccl_coll *)(m + o_colls);
+    c->G.ctx = (pccl_ctx *)(m + o_ctx);
+    c->G.done = (uint64_t *)(m + o_done);
+    c->G.cq_ticket = (uint64_t *)(m + o_tick);
+    c->G.saved = (pccl_blk_saved *)(m + o_saved);
+    c->G.saved_tq = (int32_t *)(m + o_stq);
+    c->G.arena = (char *)h->arena;
+    c->G.hdr = (pccl_pinned_hdr *)p;
+    c->G.cq = (uint64_t *)(p + sizeof(pccl_pinned_hdr));
+    c->G.sq = c->G.cq + d;
+    c->G.args = (pccl_args *)(c->G.sq + nb * d);
+    c->G.stats = (pccl_blk_stats *)(c->G.args + mc);
+    return pcclSuccess;
+}
+
+static void g_close(pcclComm_t c)
+{
+    gpu_bk *h = (gpu_bk *)c->bk;
+    if (!h) return;
+    cudaSetDevice(c->dev);
+    if (h->stream) cudaStreamSynchronize(h->stream);
+    if (h->dev) cudaFree(h->dev);
+    if (h->arena) cudaFree(h->arena);
+    if (h->pinned) cudaFreeHost(h->pinned);
+    if (h->stream) cudaStreamDestroy(h->stream);
+    cudaGetLastError();
+    free(h);
+    c->bk = NULL;
+}
+
+static pcclResult_t g_export(pcclComm_t c, void *handle)
+{
+    CU(c, cudaSetDevice(c->dev));
+    CU(c, cudaIpcGetMemHandle((cudaIpcMemHandle_t *)handle, ((gpu_bk *)c->bk)->arena));
+    return pcclSuccess;
+}
+
+static pcclResult_t g_import(pcclComm_t c, const void *handle, char **mapped)
+{
+    cudaIpcMemHandle_t hd;
+    memcpy(&hd, handle, sizeof hd);
+    void *p = NULL;
+    CU(c, cudaSetDevice(c->dev));
+    CU(c, cudaIpcOpenMemHandle(&p, hd, cudaIpcMemLazyEnablePeerAccess));
+    *mapped = (char *)p;
+    return pcclSuccess;
+}
+
+static void g_unimport(pcclComm_t c, char *mapped)
+{
+    cudaSetDevice(c->dev);
+    cudaIpcCloseMemHandle(mapped);
+    cudaGetLastError();
+}
+
+/* Peer access is per (device, peer) pair and per process; enabling it twice is
+ * an error, so remember what this process enabled. */
+static pthread_mutex_t peer_mu = PTHREAD_MUTEX_INITIALIZER;
+static unsigned char peer_on[PCCL_MAX_RANKS][PCCL_MAX_RANKS];
+
+static pcclResult_t g_enable_peer(pcclComm_t c, int peer)
+{
+    if (peer == c->dev) return pcclSuccess;
+    if (c->dev >= PCCL_MAX_RANKS || peer >= PCCL_MAX_RANKS)
+        return pccl_err(c, pcclInvalidArgument, "device %d or %d beyond %d", c->dev, peer, PCCL_MAX_RANKS);
+    pthread_mutex_lock(&peer_mu);
+    int done = peer_on[c->dev][peer];
+    peer_on[c->dev][peer] = 1;
+    pthread_mutex_unlock(&peer_mu);
+    if (done) return pcclSuccess;
+    int ok = 0;
+    CU(c, cudaDeviceCanAccessPeer(&ok, c->dev, peer));
+    if (!ok)
+        return pccl_err(c, pcclInvalidUsage, "device %d cannot access device %d as a peer (NVLink/PCIe P2P needed)",
+                        c->dev, peer);
+    CU(c, cudaSetDevice(c->dev));
+    cudaError_t e = cudaDeviceEnablePeerAccess(peer, 0);
+    if (e == cudaErrorPeerAccessAlreadyEnabled) cudaGetLastError();
+    else CU(c, e);
+    return pcclSuccess;
+}
+
+static pcclResult_t g_upload(pcclComm_t c, void *dst, const void *src, size_t n)
+{
+    CU(c, cudaSetDevice(c->dev));
+    CU(c, cudaMemcpy(dst, src, n, cudaMemcpyHostToDevice));
+    return pcclSuccess;
+}
+
+static pcclResult_t g_launch(pcclComm_t c)
+{
+    CU(c, cudaSetDevice(c->dev));
+    CU(c, pccl_gpu_launch(&c->G, ((gpu_bk *)c->bk)->stream));
+    return pcclSuccess;
+}
+
+static int g_running(pcclComm_t c)
+{
+    cudaSetDevice(c->dev);
+    cudaError_t e = cudaStreamQuery(((gpu_bk *)c->bk)->stream);
+    if (e == cudaErrorNotReady) return 1;
+    if (e != cudaSuccess) cudaGetLastError();
+    return 0;
+}
+
+static pcclResult_t g_devsync(pcclComm_t c)
+{
+    CU(c, cudaSetDevice(c->dev));
+    CU(c, cudaDeviceSynchronize());
+    return pcclSuccess;
+}
+
+/* The buffer must be device memory of this GPU, and hold the bytes the
+ * collective reads or writes (cuMemGetAddressRange, found through the runtime
+ * so that libpccl needs no link to libcuda). */
+typedef CUresult (*range_fn)(CUdeviceptr *, size_t *, CUdeviceptr);
+
+static pcclResult_t g_check_buf(pcclComm_t c, const void *p, size_t bytes, const char *what)
+{
+    if (!p) return pccl_err(c, pcclInvalidArgument, "pcclRun: %s is NULL", what);
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess || a.type == cudaMemoryTypeUnregistered ||
+        a.type == cudaMemoryTypeHost) {
+        cudaGetLastError();
+        return pccl_err(c, pcclInvalidArgument, "pcclRun: %s %p is not device memory", what, p);
+    }
+    if (a.type == cudaMemoryTypeDevice && a.device != c->dev)
+        return pccl_err(c, pcclInvalidArgument, "pcclRun: %s %p is memory of device %d, the communicator's is %d",
+                        what, p, a.device, c->dev);
+    static range_fn range;
+    if (!range) {
+        cudaDriverEntryPointQueryResult q;
+        void *fn = NULL;
+        if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &fn, 12000, cudaEnableDefault, &q) ==
+                cudaSuccess && q == cudaDriverEntryPointSuccess)
+            range = (range_fn)fn;
+        cudaGetLastError();
+    }
+    CUdeviceptr base = 0;
+    size_t size = 0;
+    if (range && a.type == cudaMemoryTypeDevice && range(&base, &size, (CUdeviceptr)(uintptr_t)p) == CUDA_SUCCESS &&
+        (uintptr_t)p + bytes > (uintptr_t)base + size)
+        return pccl_err(c, pcclInvalidArgument,
+                        "pcclRun: %s %p holds %zu bytes to the end of its allocation, the collective needs %zu",
+                        what, p, (size_t)((uintptr_t)base + size - (uintptr_t)p), bytes);
+    return pcclSuccess;
+}
+
+static pcclResult_t g_alloc(pcclComm_t c, void **p, size_t bytes)
+{
+    CU(c, cudaSetDevice(c->dev));
+    CU(c, cudaMalloc(p, bytes));
+    return pcclSuccess;
+}
+
+static pcclResult_t g_free(pcclComm_t c, void *p)
+{
+    CU(c, cudaSetDevice(c->dev));
+    CU(c, cudaFree(p));
+    return pcclSuccess;
+}
+
+static int g_count(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) { cudaGetLastError(); n = 0; }
+    return n;
+}
+
+extern "C" const pccl_backend pccl_gpu_backend = {
+    "gpu", g_open, g_close, g_export, g_import, g_unimport, g_enable_peer, g_upload,
+    g_launch, g_running, g_devsync, g_check_buf, g_alloc, g_free, g_count,
+};

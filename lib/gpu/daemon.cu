@@ -1,0 +1,37 @@
+/* The daemon kernel: lib/scheduler.h's loop, run by every block of the grid
+ * (one block per channel, each with its own task queue in shared memory and
+ * its own connectors), with thread 0 deciding and all threads moving data. */
+#include <cuda_runtime.h>
+
+__device__ __forceinline__ unsigned long long pccl_globaltimer(void)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+#define PCCL_LEADER (threadIdx.x == 0)
+#define PCCL_BARRIER() __syncthreads()
+#define PCCL_NOW_NS() pccl_globaltimer()
+#define PCCL_POLL_PAUSE(i) ((void)0)
+#define PCCL_EXEC(job) pccl_gpu_exec(job)
+#include "prims.cuh"
+
+__global__ void __launch_bounds__(1024) pccl_daemon(pccl_gpu G)
+{
+    extern __shared__ int32_t pccl_tq[];
+    __shared__ pccl_blk S;
+    if (threadIdx.x == 0) {
+        memset(&S, 0, sizeof S);
+        S.tq = pccl_tq;
+    }
+    __syncthreads();
+    const pccl_gpu *g = &G;
+    PCCL_DAEMON_BODY(&S, g, (int)blockIdx.x);
+}
+
+extern "C" cudaError_t pccl_gpu_launch(const pccl_gpu *G, cudaStream_t stream)
+{
+    pccl_daemon<<<G->k.blocks, G->k.threads, sizeof(int32_t) * (size_t)G->k.depth, stream>>>(*G);
+    return cudaGetLastError();
+}

@@ -1,0 +1,20 @@
+/* The host backend: threads stand in for a GPU's daemon blocks. */
+#ifndef PCCL_HOST_H
+#define PCCL_HOST_H
+
+#include <sched.h>
+
+#include "../internal.h"
+
+uint64_t pccl_now_ns(void);
+#define PCCL_LEADER 1
+#define PCCL_BARRIER() ((void)0)
+#define PCCL_NOW_NS() pccl_now_ns()
+/* Emulated GPUs outnumber cores: let the peer we wait for run. */
+#define PCCL_POLL_PAUSE(i) sched_yield()
+#define PCCL_EXEC(job) pccl_host_exec(job)
+#include "../scheduler.h"
+
+void pccl_host_exec(const pccl_job *j);
+
+#endif

@@ -1,0 +1,193 @@
+/* pccl: preemptive, deadlock-free collectives for NVIDIA GPUs.
+ *
+ * One persistent daemon kernel per GPU runs every collective of a communicator
+ * as a program of primitives and preempts a collective whose peer is not there
+ * yet, so GPUs may invoke collectives in any order, with GPU synchronizations in
+ * between, and never deadlock.  Names and result codes follow NCCL.
+ *
+ * Life cycle:  pcclCommInitAll / pcclCommInitRank  ->  pcclRegister*  (once per
+ * collective, at any time)  ->  pcclRun (asynchronous, any order, repeatedly)
+ * ->  pcclWait / pcclTest / callback  ->  pcclCommDestroy (or pcclCommAbort).
+ *
+ * Every rank of a communicator registers the same collectives in the same order
+ * (as NCCL requires for communicator creation): a collective's id is its index
+ * in that order, and it names the same collective on every rank.
+ *
+ * Backends: PCCL_BACKEND_GPU runs the daemon on CUDA devices; PCCL_BACKEND_HOST
+ * runs the very same scheduling core on host threads (one or more per emulated
+ * GPU, buffers in host memory) for machines without a GPU.
+ */
+#ifndef PCCL_H
+#define PCCL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PCCL_MAJOR 0
+#define PCCL_MINOR 1
+#define PCCL_PATCH 0
+#define PCCL_VERSION_CODE (PCCL_MAJOR * 10000 + PCCL_MINOR * 100 + PCCL_PATCH)
+
+/* Same numbering as ncclResult_t. */
+typedef enum {
+    pcclSuccess = 0,
+    pcclUnhandledCudaError = 1,
+    pcclSystemError = 2,
+    pcclInternalError = 3,
+    pcclInvalidArgument = 4,
+    pcclInvalidUsage = 5,
+    pcclRemoteError = 6,
+    pcclInProgress = 7,
+    pcclNumResults = 8
+} pcclResult_t;
+
+/* Same numbering as ncclDataType_t. */
+typedef enum {
+    pcclInt8 = 0, pcclChar = 0,
+    pcclUint8 = 1,
+    pcclInt32 = 2, pcclInt = 2,
+    pcclUint32 = 3,
+    pcclInt64 = 4,
+    pcclUint64 = 5,
+    pcclFloat16 = 6, pcclHalf = 6,
+    pcclFloat32 = 7, pcclFloat = 7,
+    pcclFloat64 = 8, pcclDouble = 8,
+    pcclBfloat16 = 9,
+    pcclNumTypes = 10
+} pcclDataType_t;
+
+/* Same numbering as ncclRedOp_t.  pcclAvg sums, then divides by the number of
+ * ranks (integer division, truncating, for integer types). */
+typedef enum { pcclSum = 0, pcclProd = 1, pcclMax = 2, pcclMin = 3, pcclAvg = 4, pcclNumOps = 5 } pcclRedOp_t;
+
+typedef enum {
+    pcclCollAllReduce = 0, pcclCollAllGather = 1, pcclCollReduceScatter = 2,
+    pcclCollReduce = 3, pcclCollBroadcast = 4, pcclNumColls = 5
+} pcclCollType_t;
+
+typedef enum { PCCL_BACKEND_DEFAULT = -1, PCCL_BACKEND_GPU = 0, PCCL_BACKEND_HOST = 1 } pcclBackend_t;
+typedef enum { PCCL_ORDER_DEFAULT = -1, PCCL_ORDER_FIFO = 0, PCCL_ORDER_PRIORITY = 1 } pcclOrder_t;
+
+typedef struct pcclComm *pcclComm_t;
+
+#define PCCL_UNIQUE_ID_BYTES 128
+typedef struct { char internal[PCCL_UNIQUE_ID_BYTES]; } pcclUniqueId;
+
+/* Called once per completed invocation, from the communicator's poller thread.
+ * status is pcclSuccess, or pcclRemoteError if the communicator was aborted. */
+typedef void (*pcclCallback_t)(int collId, pcclResult_t status, void *userArg);
+
+/* Knobs.  A field left at PCCL_CONFIG_UNSET takes the value of its environment
+ * variable (named next to it), else the backend's default (see lib/README.md). */
+#define PCCL_CONFIG_UNSET (-1)
+typedef struct {
+    size_t size;          /* sizeof(pcclConfig_t), set by the initializer */
+    int backend;          /* PCCL_BACKEND          gpu | host                      */
+    int blocks;           /* PCCL_BLOCKS           daemon blocks (channels) per GPU */
+    int threads;          /* PCCL_THREADS          threads per block (GPU)          */
+    long chunkBytes;      /* PCCL_CHUNK_BYTES      bytes per connector slot         */
+    int slots;            /* PCCL_SLOTS            slots per connector ring         */
+    long spinHead;        /* PCCL_SPIN_HEAD        spin threshold, task-queue head  */
+    long spinBase;        /* PCCL_SPIN_BASE        spin threshold, second entry     */
+    long spinMin;         /* PCCL_SPIN_MIN         lowest threshold, later entries  */
+    int sticky;           /* PCCL_STICKY           threshold factor after a success */
+    long quitUs;          /* PCCL_QUIT_US          quit after this long unprogressed */
+    long relaunchUs;      /* PCCL_RELAUNCH_US      first restart delay after a stuck quit */
+    int order;            /* PCCL_ORDER            fifo | priority                  */
+    int chaos;            /* PCCL_CHAOS            1: thresholds of a few spins, random queue order */
+    long chaosSeed;       /* PCCL_CHAOS_SEED                                         */
+    int maxColls;         /* PCCL_MAX_COLLS        registered collectives per communicator */
+    int queueDepth;       /* PCCL_QUEUE_DEPTH      invocations in flight per GPU    */
+    long arenaBytes;      /* PCCL_ARENA_BYTES      connector memory per GPU         */
+} pcclConfig_t;
+
+#define PCCL_CONFIG_INITIALIZER {                                                   \
+    sizeof(pcclConfig_t), PCCL_BACKEND_DEFAULT, -1, -1, -1L, -1, -1L, -1L, -1L, -1, \
+    -1L, -1L, PCCL_ORDER_DEFAULT, -1, -1L, -1, -1, -1L }
+
+typedef struct {
+    uint64_t completed;    /* invocations completed                          */
+    uint64_t preemptions;  /* collectives preempted, summed over blocks      */
+    uint64_t quits;        /* voluntary daemon quits (kernel ends), all blocks agreeing */
+    uint64_t launches;     /* daemon launches                                */
+    uint64_t primitives;   /* primitives executed, summed over blocks        */
+    int blocks;            /* so per-block figures can be derived            */
+} pcclStats_t;
+
+const char *pcclGetErrorString(pcclResult_t result);
+/* The last error's full message on this communicator (or the last global one
+ * if comm is NULL): which call, which argument, what was wrong. */
+const char *pcclGetLastError(pcclComm_t comm);
+pcclResult_t pcclGetVersion(int *version);
+
+/* One process per GPU (or one thread per GPU): rank 0 calls pcclGetUniqueId
+ * and the caller hands the id to every rank (MPI, a file, a pipe...).  Ranks of
+ * one host only (connectors are NVLink/PCIe peer memory, CUDA IPC across
+ * processes).  Blocks until all nranks ranks have joined. */
+pcclResult_t pcclGetUniqueId(pcclUniqueId *uniqueId);
+pcclResult_t pcclCommInitRank(pcclComm_t *comm, int nranks, pcclUniqueId commId, int rank);
+pcclResult_t pcclCommInitRankConfig(pcclComm_t *comm, int nranks, pcclUniqueId commId, int rank,
+                                    const pcclConfig_t *config);
+/* One process driving ndev GPUs (devlist NULL: devices 0..ndev-1).  With the
+ * host backend, ndev emulated GPUs. */
+pcclResult_t pcclCommInitAll(pcclComm_t *comms, int ndev, const int *devlist);
+pcclResult_t pcclCommInitAllConfig(pcclComm_t *comms, int ndev, const int *devlist,
+                                   const pcclConfig_t *config);
+/* Waits for this rank's outstanding invocations, stops the daemon, frees. */
+pcclResult_t pcclCommDestroy(pcclComm_t comm);
+/* Stops the daemon at once; outstanding invocations complete with
+ * pcclRemoteError (callbacks run, waits return).  Frees the communicator. */
+pcclResult_t pcclCommAbort(pcclComm_t comm);
+pcclResult_t pcclCommCount(pcclComm_t comm, int *count);
+pcclResult_t pcclCommUserRank(pcclComm_t comm, int *rank);
+pcclResult_t pcclCommCuDevice(pcclComm_t comm, int *device);
+
+/* Registration returns the collective's id in *collId.  Counts as in NCCL:
+ * all-gather's sendcount and reduce-scatter's recvcount are per rank.
+ * priority: higher runs first under PCCL_ORDER_PRIORITY. */
+pcclResult_t pcclRegisterAllReduce(pcclComm_t comm, size_t count, pcclDataType_t datatype,
+                                   pcclRedOp_t op, int priority, int *collId);
+pcclResult_t pcclRegisterAllGather(pcclComm_t comm, size_t sendcount, pcclDataType_t datatype,
+                                   int priority, int *collId);
+pcclResult_t pcclRegisterReduceScatter(pcclComm_t comm, size_t recvcount, pcclDataType_t datatype,
+                                       pcclRedOp_t op, int priority, int *collId);
+pcclResult_t pcclRegisterReduce(pcclComm_t comm, size_t count, pcclDataType_t datatype,
+                                pcclRedOp_t op, int root, int priority, int *collId);
+pcclResult_t pcclRegisterBroadcast(pcclComm_t comm, size_t count, pcclDataType_t datatype,
+                                   int root, int priority, int *collId);
+
+/* Invokes a registered collective asynchronously.  Buffers are device memory
+ * of the communicator's GPU (host memory with the host backend); in-place as
+ * in NCCL.  callback may be NULL.  One invocation per collective may be in
+ * flight: a second pcclRun of the same id before it completes is
+ * pcclInvalidUsage. */
+pcclResult_t pcclRun(pcclComm_t comm, int collId, const void *sendbuff, void *recvbuff,
+                     pcclCallback_t callback, void *userArg);
+/* *done = 1 when the collective's last invocation has completed. */
+pcclResult_t pcclTest(pcclComm_t comm, int collId, int *done);
+/* Blocks until the collective's last invocation completed; returns its status. */
+pcclResult_t pcclWait(pcclComm_t comm, int collId);
+/* Blocks until nothing is in flight on this communicator. */
+pcclResult_t pcclWaitAll(pcclComm_t comm);
+
+/* The GPU synchronization of this communicator's device: cudaDeviceSynchronize
+ * on the GPU backend; on the host backend, waits until every daemon instance
+ * running at the call has quit, as a device synchronization waits for the
+ * daemon kernel. */
+pcclResult_t pcclDeviceSynchronize(pcclComm_t comm);
+
+pcclResult_t pcclCommGetStats(pcclComm_t comm, pcclStats_t *stats);
+
+/* Memory for buffers: cudaMalloc on the GPU backend, aligned host memory on the
+ * host backend.  Use either, or your own allocations. */
+pcclResult_t pcclMemAlloc(pcclComm_t comm, void **ptr, size_t bytes);
+pcclResult_t pcclMemFree(pcclComm_t comm, void *ptr);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

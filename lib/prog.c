@@ -1,0 +1,78 @@
+/* Collectives as data: the ring algorithm of each collective, written as the
+ * program of primitives one rank runs per loop over the data (NCCL's Simple
+ * ring, expressed with the step flags of core.h).  The daemon only interprets
+ * these programs; it knows no collective by name. */
+#include "core.h"
+
+static int mod(int a, int n) { return ((a % n) + n) % n; }
+
+static int all_reduce(pccl_coll *c, int n, int r)
+{
+    int k = 0;
+    if (n == 1) { c->steps[k++] = PCCL_STEP(PCCL_IN | PCCL_OUT | PCCL_POSTDIV, 0); return k; }
+    /* reduce-scatter phase: chunk r - s travels forward, gathering sums */
+    c->steps[k++] = PCCL_STEP(PCCL_IN | PCCL_SEND, r);
+    for (int s = 1; s < n - 1; s++)
+        c->steps[k++] = PCCL_STEP(PCCL_RECV | PCCL_IN | PCCL_SEND, mod(r - s, n));
+    c->steps[k++] = PCCL_STEP(PCCL_RECV | PCCL_IN | PCCL_OUT | PCCL_SEND | PCCL_POSTDIV, mod(r + 1, n));
+    /* all-gather phase: the finished chunks travel once more around */
+    for (int s = 0; s < n - 2; s++)
+        c->steps[k++] = PCCL_STEP(PCCL_RECV | PCCL_OUT | PCCL_SEND, mod(r - s, n));
+    c->steps[k++] = PCCL_STEP(PCCL_RECV | PCCL_OUT, mod(r + 2, n));
+    return k;
+}
+
+static int all_gather(pccl_coll *c, int n, int r)
+{
+    int k = 0;
+    c->steps[k++] = PCCL_STEP(PCCL_IN | PCCL_OUT | (n > 1 ? PCCL_SEND : 0), r);
+    for (int s = 1; s < n; s++)
+        c->steps[k++] = PCCL_STEP(PCCL_RECV | PCCL_OUT | (s < n - 1 ? PCCL_SEND : 0), mod(r - s, n));
+    return k;
+}
+
+static int reduce_scatter(pccl_coll *c, int n, int r)
+{
+    int k = 0;
+    if (n == 1) { c->steps[k++] = PCCL_STEP(PCCL_IN | PCCL_OUT | PCCL_POSTDIV, 0); return k; }
+    c->steps[k++] = PCCL_STEP(PCCL_IN | PCCL_SEND, mod(r - 1, n));
+    for (int s = 1; s < n - 1; s++)
+        c->steps[k++] = PCCL_STEP(PCCL_RECV | PCCL_IN | PCCL_SEND, mod(r - 1 - s, n));
+    c->steps[k++] = PCCL_STEP(PCCL_RECV | PCCL_IN | PCCL_OUT | PCCL_POSTDIV, r);
+    return k;
+}
+
+/* Reduce and broadcast run along the ring as a chain that starts after the
+ * root (reduce) or at it (broadcast). */
+static int reduce(pccl_coll *c, int n, int r)
+{
+    int pos = mod(r - c->root - 1, n);
+    uint16_t f = PCCL_IN;
+    if (pos > 0) f |= PCCL_RECV;
+    f |= pos < n - 1 ? PCCL_SEND : PCCL_OUT | PCCL_POSTDIV;
+    c->steps[0] = PCCL_STEP(f, 0);
+    return 1;
+}
+
+static int broadcast(pccl_coll *c, int n, int r)
+{
+    int pos = mod(r - c->root, n);
+    uint16_t f = PCCL_OUT | (pos == 0 ? PCCL_IN : PCCL_RECV);
+    if (pos < n - 1) f |= PCCL_SEND;
+    c->steps[0] = PCCL_STEP(f, 0);
+    return 1;
+}
+
+int pccl_build_program(pccl_coll *c)
+{
+    int n = c->nranks, r = c->rank, k = 0;
+    switch (c->type) {
+    case 0: k = all_reduce(c, n, r); break;
+    case 1: k = all_gather(c, n, r); break;
+    case 2: k = reduce_scatter(c, n, r); break;
+    case 3: k = reduce(c, n, r); break;
+    case 4: k = broadcast(c, n, r); break;
+    }
+    c->nsteps = (uint8_t)k;
+    return k;
+}

@@ -1,0 +1,270 @@
+/* The scheduling core: the daemon's loop, written once in plain C.
+ *
+ * Included by lib/host/backend.c (a host thread stands in for a block) and by
+ * lib/gpu/daemon.cu (a CUDA block).  The includer defines:
+ *   PCCL_LEADER         true in the one thread that makes decisions
+ *   PCCL_BARRIER()      all threads of the block meet
+ *   PCCL_EXEC(job)      all threads move the data of one primitive
+ *   PCCL_NOW_NS()       a monotonic clock in nanoseconds
+ *   PCCL_POLL_PAUSE(i)  what to do between two polls of a flag
+ * The leader runs the scheduler (fetch, order, stickiness, preemption, context,
+ * CQ); the block's other threads only join for the data movement, reading the
+ * leader's decisions from the shared state after a barrier.
+ *
+ * One pass over the task queue runs each collective until it completes or one
+ * of its primitives waits longer than its spin threshold; then its dynamic
+ * context is saved and the next one runs.  The block quits when the SQ is
+ * empty and nothing progressed for quit_ns.
+ */
+#ifndef PCCL_SCHEDULER_H
+#define PCCL_SCHEDULER_H
+
+#include "core.h"
+
+typedef struct {
+    const void *a, *b; /* operands: recv slot, input (either may be NULL) */
+    void *d0, *d1;     /* results: output, send slot (either may be NULL) */
+    uint64_t n;
+    int32_t dtype, op, div; /* div: avg's divisor, 0 if none */
+} pccl_job;
+
+enum { PCCL_CMD_RUN, PCCL_CMD_QUIT };
+
+/* The block's state: shared memory on the GPU, a local on the host. */
+typedef struct {
+    /* The leader's decisions, one field per decision point: a thread may still
+     * be reading one while the leader already makes the next. */
+    int32_t cmd, picked, ready, more;
+    int32_t pos, cur, tq_len, progressed;
+    int64_t th, th_init;
+    uint64_t sq_head, t_progress, rng, nloops, act_dirty;
+    pccl_ctx act;     /* the active context slot */
+    pccl_job job;
+    pccl_blk_stats st;
+    int32_t *tq;      /* task queue: collective ids, in scheduling order */
+} pccl_blk;
+
+PCCL_FN uint64_t pccl_rand(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Stickiness: the head of the task queue waits longest, later entries less. */
+PCCL_FN int64_t pccl_threshold(const pccl_knobs *k, int pos)
+{
+    if (pos == 0) return k->spin_head;
+    int64_t t = k->spin_base / pos;
+    return t > k->spin_min ? t : k->spin_min;
+}
+
+/* ---- SQ: fetch new invocations into the task queue ---------------------- */
+
+PCCL_FN void pccl_enqueue(pccl_blk *S, const pccl_gpu *G, int32_t id)
+{
+    int i = S->tq_len++;
+    if (G->k.order == 1) { /* priority: stable insertion, higher first */
+        int32_t p = G->colls[id].priority;
+        while (i > 0 && G->colls[S->tq[i - 1]].priority < p) { S->tq[i] = S->tq[i - 1]; i--; }
+    }
+    S->tq[i] = id;
+}
+
+PCCL_FN int pccl_fetch(pccl_blk *S, const pccl_gpu *G, int b)
+{
+    int n = 0;
+    uint64_t *sq = G->sq + (size_t)b * G->k.depth;
+    while (S->tq_len < G->k.depth) {
+        uint64_t e = pccl_ld_acq(&sq[S->sq_head % G->k.depth]);
+        if ((e >> 32) != ((S->sq_head + 1) & 0xffffffffull)) break;
+        int32_t id = (int32_t)(e & 0xffffffffu);
+        pccl_ctx *x = &G->ctx[(size_t)id * G->k.blocks + b];
+        x->loop = 0;
+        x->step = 0;
+        x->sendbuf = G->args[id].sendbuf;
+        x->recvbuf = G->args[id].recvbuf;
+        pccl_enqueue(S, G, id);
+        S->sq_head++;
+        n++;
+    }
+    return n;
+}
+
+/* ---- the leader's decisions --------------------------------------------- */
+
+PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
+{
+    memset(&S->st, 0, sizeof S->st);
+    S->sq_head = G->saved[b].sq_head;
+    S->tq_len = (int32_t)G->saved[b].tq_len;
+    for (int i = 0; i < S->tq_len; i++) S->tq[i] = G->saved_tq[(size_t)b * G->k.depth + i];
+    S->t_progress = now;
+    S->progressed = 0;
+    S->rng = G->k.chaos_seed ^ ((uint64_t)b << 40) ^ ((uint64_t)G->rank << 20) ^ now;
+}
+
+/* Start of a pass: fetch, then decide whether to run or quit. */
+PCCL_FN void pccl_plan(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
+{
+    S->pos = 0;
+    if (pccl_ld_acq32(&G->hdr->abort)) { S->cmd = PCCL_CMD_QUIT; return; }
+    int got = pccl_fetch(S, G, b);
+    if (got || S->progressed) S->t_progress = now;
+    S->progressed = 0;
+    S->cmd = (!got && now - S->t_progress > (uint64_t)G->k.quit_ns) ? PCCL_CMD_QUIT : PCCL_CMD_RUN;
+}
+
+/* Picks the collective at the current position and loads its context into
+ * the active slot.  Returns 0 at the end of the pass. */
+PCCL_FN int pccl_pick(pccl_blk *S, const pccl_gpu *G, int b)
+{
+    if (S->pos >= S->tq_len) return 0;
+    if (G->k.chaos) { /* chaos: any queued collective may run next */
+        int j = S->pos + (int)(pccl_rand(&S->rng) % (uint64_t)(S->tq_len - S->pos));
+        int32_t t = S->tq[S->pos]; S->tq[S->pos] = S->tq[j]; S->tq[j] = t;
+    }
+    S->cur = S->tq[S->pos];
+    S->act = G->ctx[(size_t)S->cur * G->k.blocks + b];
+    S->act_dirty = 0;
+    S->nloops = pccl_nloops(&G->colls[S->cur], G->k.blocks, b);
+    S->th = S->th_init = G->k.chaos ? 1 + (int64_t)(pccl_rand(&S->rng) % 4) : pccl_threshold(&G->k, S->pos);
+    return 1;
+}
+
+PCCL_FN char *pccl_conn(char *arena, const pccl_coll *c, const pccl_gpu *G, int b)
+{
+    return arena + c->conn_off + (size_t)b * pccl_conn_stride(c, G->k.slots);
+}
+
+/* Polls the step's connectors up to the spin threshold.  On success fills the
+ * job and returns 1; on timeout returns 0 (the collective is stuck here). */
+PCCL_FN int pccl_wait(pccl_blk *S, const pccl_gpu *G, int b)
+{
+    const pccl_coll *c = &G->colls[S->cur];
+    uint16_t s = c->steps[S->act.step];
+    int f = PCCL_STEP_FLAGS(s);
+    char *mine = pccl_conn(G->arena, c, G, b);
+    const uint64_t *tail = (const uint64_t *)(mine + PCCL_CONN_TAIL);
+    const uint64_t *head = (const uint64_t *)(mine + PCCL_CONN_HEAD);
+    int slots = G->k.slots;
+    for (int64_t i = 0;; i++) {
+        int ok = 1;
+        if ((f & PCCL_RECV) && pccl_ld_acq(tail) <= S->act.recv_step) ok = 0;
+        if (ok && (f & PCCL_SEND) && S->act.send_step - pccl_ld_acq(head) >= (uint64_t)slots) ok = 0;
+        if (ok) break;
+        if (i >= S->th) return 0;
+        PCCL_POLL_PAUSE(i);
+    }
+    uint64_t in_off, out_off, cnt;
+    pccl_chunk(c, G->k.blocks, b, S->act.loop, PCCL_STEP_CHUNK(s), &in_off, &out_off, &cnt);
+    size_t slot = pccl_slot_bytes(c);
+    pccl_job *j = &S->job;
+    j->a = (f & PCCL_RECV) ? mine + PCCL_CONN_RING + (S->act.recv_step % slots) * slot : NULL;
+    j->b = (f & PCCL_IN) ? (const char *)S->act.sendbuf + in_off * c->esize : NULL;
+    j->d0 = (f & PCCL_OUT) ? (char *)S->act.recvbuf + out_off * c->esize : NULL;
+    j->d1 = (f & PCCL_SEND)
+                ? pccl_conn(G->next_arena, c, G, b) + PCCL_CONN_RING + (S->act.send_step % slots) * slot
+                : NULL;
+    j->n = cnt;
+    j->dtype = c->dtype;
+    j->op = c->op;
+    j->div = ((f & PCCL_POSTDIV) && c->op == 4) ? c->nranks : 0;
+    return 1;
+}
+
+/* After the block moved the data: publish it, advance, raise stickiness.
+ * Returns 1 while the collective has more primitives to run. */
+PCCL_FN int pccl_commit(pccl_blk *S, const pccl_gpu *G, int b)
+{
+    const pccl_coll *c = &G->colls[S->cur];
+    int f = PCCL_STEP_FLAGS(c->steps[S->act.step]);
+    if (f & PCCL_SEND) { /* the slot's data before the tail that announces it */
+        pccl_fence();
+        pccl_st_rel((uint64_t *)(pccl_conn(G->next_arena, c, G, b) + PCCL_CONN_TAIL), ++S->act.send_step);
+    }
+    if (f & PCCL_RECV) /* our reads of the slot before the head that frees it */
+        pccl_st_rel((uint64_t *)(pccl_conn(G->prev_arena, c, G, b) + PCCL_CONN_HEAD), ++S->act.recv_step);
+    S->st.primitives++;
+    S->progressed = 1;
+    S->act_dirty = 1;
+    int64_t up = S->th_init * G->k.sticky, cap = G->k.spin_head * G->k.sticky;
+    if (up > cap) up = cap;
+    if (S->th < up) S->th = up;
+    if (++S->act.step < c->nsteps) return 1;
+    S->act.step = 0;
+    if (++S->act.loop < S->nloops) return 1;
+    return 0;
+}
+
+/* The collective finished on this block: save, dequeue, and if this block is
+ * the last of the GPU to finish it, post its CQ entry. */
+PCCL_FN void pccl_complete(pccl_blk *S, const pccl_gpu *G, int b)
+{
+    G->ctx[(size_t)S->cur * G->k.blocks + b] = S->act;
+    for (int i = S->pos; i + 1 < S->tq_len; i++) S->tq[i] = S->tq[i + 1];
+    S->tq_len--;
+    if (pccl_add_gpu(&G->done[S->cur], 1) + 1 < (uint64_t)G->k.blocks) return;
+    G->done[S->cur] = 0; /* no block touches it again before the next invocation */
+    uint64_t t = pccl_add_gpu(G->cq_ticket, 1);
+    pccl_fence();
+    pccl_st_rel(&G->cq[t % G->k.depth], ((t + 1) << 32) | (uint32_t)S->cur);
+}
+
+/* The collective is stuck: save what it did (only if it progressed: lazy
+ * saving) and move on. */
+PCCL_FN void pccl_preempt(pccl_blk *S, const pccl_gpu *G, int b)
+{
+    if (S->act_dirty) G->ctx[(size_t)S->cur * G->k.blocks + b] = S->act;
+    S->st.preemptions++;
+    S->pos++;
+}
+
+PCCL_FN void pccl_end(pccl_blk *S, const pccl_gpu *G, int b)
+{
+    G->saved[b].sq_head = S->sq_head;
+    G->saved[b].tq_len = (uint32_t)S->tq_len;
+    for (int i = 0; i < S->tq_len; i++) G->saved_tq[(size_t)b * G->k.depth + i] = S->tq[i];
+    pccl_blk_stats *o = &G->stats[b]; /* the host reads these at any time */
+    pccl_st_rel(&o->preemptions, pccl_ld_acq(&o->preemptions) + S->st.preemptions);
+    pccl_st_rel(&o->primitives, pccl_ld_acq(&o->primitives) + S->st.primitives);
+    pccl_st_rel(&o->quits, pccl_ld_acq(&o->quits) + 1);
+}
+
+/* ---- the daemon's loop (all threads of the block run it) ----------------- */
+
+#define PCCL_DAEMON_BODY(S, G, b)                                                 \
+    do {                                                                          \
+        if (PCCL_LEADER) pccl_begin(S, G, b, PCCL_NOW_NS());                      \
+        PCCL_BARRIER();                                                           \
+        for (;;) {                                                                \
+            if (PCCL_LEADER) pccl_plan(S, G, b, PCCL_NOW_NS());                   \
+            PCCL_BARRIER();                                                       \
+            if ((S)->cmd == PCCL_CMD_QUIT) break;                                 \
+            for (;;) {                                                            \
+                if (PCCL_LEADER) (S)->picked = pccl_pick(S, G, b);                \
+                PCCL_BARRIER();                                                   \
+                if (!(S)->picked) break;                                          \
+                for (;;) {                                                        \
+                    if (PCCL_LEADER) {                                            \
+                        (S)->ready = pccl_wait(S, G, b);                          \
+                        if (!(S)->ready) pccl_preempt(S, G, b);                   \
+                    }                                                             \
+                    PCCL_BARRIER();                                               \
+                    if (!(S)->ready) break;                                       \
+                    PCCL_EXEC(&(S)->job);                                         \
+                    PCCL_BARRIER();                                               \
+                    if (PCCL_LEADER) {                                            \
+                        (S)->more = pccl_commit(S, G, b);                         \
+                        if (!(S)->more) pccl_complete(S, G, b);                   \
+                    }                                                             \
+                    PCCL_BARRIER();                                               \
+                    if (!(S)->more) break;                                        \
+                }                                                                 \
+            }                                                                     \
+        }                                                                         \
+        if (PCCL_LEADER) pccl_end(S, G, b);                                       \
+    } while (0)
+
+#endif

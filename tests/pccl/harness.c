@@ -1,0 +1,218 @@
+/* harness.c: see harness.h. */
+#include "harness.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void pt_fail(const char *file, int line, const char *fmt, ...)
+{
+    char msg[1536];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n  FAIL %s:%d: %s\n", file, line, msg);
+    CU_assertImplementation(CU_FALSE, (unsigned)line, msg, file, "", CU_FALSE);
+}
+
+void pt_begin(const char *test, double seconds) { ck_watchdog_arm(test, seconds, NULL, NULL); }
+void pt_end(void) { ck_watchdog_disarm(); }
+
+pcclConfig_t pt_config(int blocks, long chunk_bytes)
+{
+    pcclConfig_t c = PCCL_CONFIG_INITIALIZER;
+    c.backend = PCCL_BACKEND_HOST;
+    c.blocks = blocks;
+    c.chunkBytes = chunk_bytes;
+    c.arenaBytes = 256L << 20;
+    c.maxColls = 1024;
+    return c;
+}
+
+int pt_init(pcclComm_t *comms, int n, const pcclConfig_t *cfg)
+{
+    memset(comms, 0, sizeof *comms * (size_t)n);
+    pcclResult_t r = pcclCommInitAllConfig(comms, n, NULL, cfg);
+    PT_CHECK(r == pcclSuccess, "pcclCommInitAllConfig(%d ranks) -> %s: %s", n, pcclGetErrorString(r),
+             pcclGetLastError(NULL));
+    return r == pcclSuccess ? 0 : -1;
+}
+
+void pt_destroy(pcclComm_t *comms, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (comms[i]) {
+            PT_OK(pcclCommDestroy(comms[i]));
+            comms[i] = NULL;
+        }
+}
+
+pcclResult_t pt_register(pcclComm_t comm, const ck_coll *c, int prio, int *id)
+{
+    switch (c->type) {
+    case pcclCollAllReduce: return pcclRegisterAllReduce(comm, c->count, c->dtype, c->op, prio, id);
+    case pcclCollAllGather: return pcclRegisterAllGather(comm, c->count, c->dtype, prio, id);
+    case pcclCollReduceScatter: return pcclRegisterReduceScatter(comm, c->count, c->dtype, c->op, prio, id);
+    case pcclCollReduce: return pcclRegisterReduce(comm, c->count, c->dtype, c->op, c->root, prio, id);
+    case pcclCollBroadcast: return pcclRegisterBroadcast(comm, c->count, c->dtype, c->root, prio, id);
+    default: return pcclInvalidArgument;
+    }
+}
+
+void pt_dump_stats(void *arg)
+{
+    pt_comms *p = arg;
+    for (int i = 0; p && i < p->n; i++) {
+        pcclStats_t s;
+        if (!p->comms[i] || pcclCommGetStats(p->comms[i], &s) != pcclSuccess) continue;
+        fprintf(stderr,
+                "  rank %d: completed %llu preemptions %llu quits %llu launches %llu primitives %llu blocks %d\n", i,
+                (unsigned long long)s.completed, (unsigned long long)s.preemptions, (unsigned long long)s.quits,
+                (unsigned long long)s.launches, (unsigned long long)s.primitives, s.blocks);
+    }
+}
+
+/* ---- batch runner ------------------------------------------------------------ */
+
+typedef struct {
+    void *send, *recv; /* out of place; in place: send is the one buffer */
+} bufs;
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "out of memory\n");
+        abort();
+    }
+    return p;
+}
+
+int pt_run_cases(pcclComm_t *comms, int n, const pt_case *cases, int nc, uint64_t seed, int rounds, int reverse_odd)
+{
+    int bad = 0, reported = 0;
+    int *ids = xmalloc(sizeof(int) * (size_t)nc);
+    bufs *b = xmalloc(sizeof(bufs) * (size_t)nc * (size_t)n);
+    memset(b, 0, sizeof(bufs) * (size_t)nc * (size_t)n);
+    char d[200];
+
+    for (int k = 0; k < nc; k++) {
+        const ck_coll *c = &cases[k].c;
+        for (int r = 0; r < n; r++) {
+            int id = -1;
+            pcclResult_t e = pt_register(comms[r], c, cases[k].priority, &id);
+            if (e != pcclSuccess) {
+                PT_FAIL("register %s on rank %d -> %s: %s", ck_describe(c, d, sizeof d), r, pcclGetErrorString(e),
+                        pcclGetLastError(comms[r]));
+                bad++;
+                goto out;
+            }
+            if (r == 0) ids[k] = id;
+            else if (id != ids[k]) {
+                PT_FAIL("register %s: rank %d got id %d, rank 0 got %d", ck_describe(c, d, sizeof d), r, id, ids[k]);
+                bad++;
+                goto out;
+            }
+            bufs *x = &b[(size_t)k * n + r];
+            if (cases[k].inplace) {
+                x->send = xmalloc(ck_inplace_bytes(c));
+            } else {
+                int nu = cases[k].null_unused;
+                x->send = (nu && !ck_reads_send(c, r)) ? NULL : xmalloc(ck_send_bytes(c));
+                x->recv = (nu && !ck_writes_recv(c, r)) ? NULL : xmalloc(ck_recv_bytes(c));
+            }
+        }
+    }
+
+    for (int round = 0; round < rounds; round++) {
+        uint64_t s0 = seed * 1000003ull + (uint64_t)round * 7919ull;
+        for (int k = 0; k < nc; k++)
+            for (int r = 0; r < n; r++) {
+                bufs *x = &b[(size_t)k * n + r];
+                ck_prepare(&cases[k].c, r, s0 + (uint64_t)k, cases[k].inplace, x->send, x->recv);
+            }
+        for (int r = 0; r < n; r++)
+            for (int i = 0; i < nc; i++) {
+                int k = (reverse_odd && (r & 1)) ? nc - 1 - i : i;
+                bufs *x = &b[(size_t)k * n + r];
+                void *s = x->send, *rv = x->recv;
+                if (cases[k].inplace) ck_inplace_ptrs(&cases[k].c, r, x->send, &s, &rv);
+                pcclResult_t e = pcclRun(comms[r], ids[k], s, rv, NULL, NULL);
+                if (e != pcclSuccess) {
+                    PT_FAIL("pcclRun %s on rank %d -> %s: %s", ck_describe(&cases[k].c, d, sizeof d), r,
+                            pcclGetErrorString(e), pcclGetLastError(comms[r]));
+                    /* the other ranks' invocations can never complete now:
+                     * abort the communicators (the caller's pt_destroy skips
+                     * the NULLs) */
+                    for (int q = 0; q < n; q++) {
+                        pcclCommAbort(comms[q]);
+                        comms[q] = NULL;
+                    }
+                    bad++;
+                    goto out;
+                }
+            }
+        for (int r = 0; r < n; r++) {
+            pcclResult_t e = pcclWaitAll(comms[r]);
+            if (e != pcclSuccess) {
+                PT_FAIL("pcclWaitAll rank %d -> %s", r, pcclGetErrorString(e));
+                bad++;
+            }
+        }
+        ck_watchdog_kick();
+        for (int k = 0; k < nc; k++)
+            for (int r = 0; r < n; r++) {
+                const ck_coll *c = &cases[k].c;
+                bufs *x = &b[(size_t)k * n + r];
+                void *s = x->send, *rv = x->recv;
+                if (cases[k].inplace) ck_inplace_ptrs(c, r, x->send, &s, &rv);
+                if (!rv) continue; /* reduce, not root, NULL recvbuff: nothing to see */
+                char msg[512];
+                size_t nb = ck_verify(c, r, s0 + (uint64_t)k, cases[k].inplace, rv, msg, sizeof msg);
+                if (nb) {
+                    bad++;
+                    if (reported++ < 8)
+                        PT_FAIL("round %d, %s: %s", round, cases[k].inplace ? "in place" : "out of place", msg);
+                }
+                /* the input must not have been modified (out of place) */
+                if (!cases[k].inplace && s && ck_reads_send(c, r)) {
+                    void *in = xmalloc(ck_send_bytes(c));
+                    ck_fill_send(c, r, s0 + (uint64_t)k, in);
+                    if (memcmp(in, s, ck_send_bytes(c))) {
+                        bad++;
+                        if (reported++ < 8)
+                            PT_FAIL("round %d, %s, rank %d: sendbuff was modified", round,
+                                    ck_describe(c, d, sizeof d), r);
+                    }
+                    free(in);
+                }
+            }
+    }
+    if (reported > 8) PT_FAIL("%d wrong results in all (first 8 shown)", reported);
+    CU_ASSERT_EQUAL(bad, 0);
+
+out:
+    for (size_t i = 0; i < (size_t)nc * (size_t)n; i++) {
+        free(b[i].send);
+        free(b[i].recv);
+    }
+    free(b);
+    free(ids);
+    return bad;
+}
+
+void pt_boot_path(const pcclUniqueId *id, char *buf, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)id->internal + 8;
+    int k = snprintf(buf, len, "/dev/shm/pccl-");
+    for (int i = 0; i < 24 && k + 2 < (int)len; i++) k += snprintf(buf + k, len - (size_t)k, "%02x", u[i]);
+}
+
+int pt_boot_unlink(const pcclUniqueId *id)
+{
+    char p[128];
+    pt_boot_path(id, p, sizeof p);
+    return unlink(p) == 0;
+}

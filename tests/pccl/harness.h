@@ -1,0 +1,125 @@
+/* harness.h: plumbing of the host-backend suite (CUnit glue, communicators,
+ * a batch runner).  The reference itself is in check.h. */
+#ifndef PCCL_TEST_HARNESS_H
+#define PCCL_TEST_HARNESS_H
+
+#include <stdio.h>
+
+#include <CUnit/CUnit.h>
+
+#include "check.h"
+
+#define PT_MAX_RANKS 8
+
+/* Each test file registers one suite; 0, or -1 if CUnit could not. */
+int pt_register_correctness(void);
+int pt_register_deadlock(void);
+int pt_register_chaos(void);
+int pt_register_priority(void);
+int pt_register_api(void);
+int pt_register_callbacks(void);
+int pt_register_initrank(void);
+int pt_register_abort(void);
+int pt_register_regressions(void);
+
+/* A failed CUnit assertion carrying a formatted message (also printed to
+ * stderr).  Main thread only (CUnit is not thread-safe): worker threads count
+ * failures and keep a message, the test asserts afterwards. */
+void pt_fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#define PT_FAIL(...) pt_fail(__FILE__, __LINE__, __VA_ARGS__)
+#define PT_CHECK(cond, ...)                             \
+    do {                                                \
+        if (cond) {                                     \
+            CU_PASS(#cond);                             \
+        } else {                                        \
+            pt_fail(__FILE__, __LINE__, __VA_ARGS__);   \
+        }                                               \
+    } while (0)
+/* A pccl call that must succeed. */
+#define PT_OK(call)                                                                              \
+    do {                                                                                         \
+        pcclResult_t pt_r_ = (call);                                                             \
+        PT_CHECK(pt_r_ == pcclSuccess, "%s -> %s (%s)", #call, pcclGetErrorString(pt_r_),         \
+                 pcclGetLastError(NULL));                                                        \
+    } while (0)
+/* A pccl call that must fail with `want`. */
+#define PT_ERR(want, call)                                                                       \
+    do {                                                                                         \
+        pcclResult_t pt_r_ = (call);                                                             \
+        PT_CHECK(pt_r_ == (want), "%s -> %s, expected %s", #call, pcclGetErrorString(pt_r_),      \
+                 pcclGetErrorString(want));                                                      \
+    } while (0)
+
+/* Arms the watchdog (check.h) for this test: `seconds` without a kick aborts. */
+void pt_begin(const char *test, double seconds);
+void pt_end(void);
+
+/* A host-backend config: backend, blocks and chunk set (-1: default), a
+ * modest arena. */
+pcclConfig_t pt_config(int blocks, long chunk_bytes);
+/* pcclCommInitAllConfig; 0 on success (asserted). */
+int pt_init(pcclComm_t *comms, int n, const pcclConfig_t *cfg);
+void pt_destroy(pcclComm_t *comms, int n);
+/* Registers c on comm with the call of its type. */
+pcclResult_t pt_register(pcclComm_t comm, const ck_coll *c, int priority, int *id);
+/* Prints every communicator's statistics (a watchdog dump). */
+typedef struct {
+    pcclComm_t *comms;
+    int n;
+} pt_comms;
+void pt_dump_stats(void *pt_comms_arg);
+
+/* One collective of a batch. */
+typedef struct {
+    ck_coll c;
+    int priority;
+    int inplace;
+    int null_unused; /* pass NULL for the buffer a rank does not use */
+} pt_case;
+
+/* Registers every case on every rank (the ids must agree), then `rounds`
+ * times: prepares every rank's buffers, invokes all cases on every rank
+ * (in the given order; with `reverse_odd`, odd ranks in reverse: opposite
+ * orders, which preempt), waits, and checks
+ * every rank's result against the reference.  Returns the number of wrong
+ * results (each reported as a CUnit failure, the first few with a message). */
+int pt_run_cases(pcclComm_t *comms, int n, const pt_case *cases, int ncases, uint64_t seed, int rounds,
+                 int reverse_odd);
+
+/* The rendezvous file lib/bootstrap.c makes for a unique id (its naming,
+ * mirrored here): pt_boot_path fills buf; pt_boot_unlink removes a file a
+ * failed join left behind (see regressions). */
+void pt_boot_path(const pcclUniqueId *id, char *buf, size_t len);
+int pt_boot_unlink(const pcclUniqueId *id);
+
+/* The random-order test (randorder.c). */
+typedef struct {
+    const char *name;
+    int G, iters;
+    int sync;     /* pcclDeviceSynchronize after every invocation */
+    int opposite; /* not random: even ranks forward, odd ranks backward */
+    int prio;     /* register the collectives with distinct priorities */
+    int blocks;
+    long chunk;
+    int chaos, order;                     /* config; -1: default */
+    long spin_head, spin_base, spin_min;  /* config; -1: default */
+    int sticky;
+    long quit_us, relaunch_us;
+    uint64_t seed;
+    double watchdog_s;
+} pt_rand_opts;
+typedef struct {
+    uint64_t completed[PT_MAX_RANKS];
+    uint64_t preemptions; /* summed over ranks */
+    uint64_t quits_min;   /* the fewest quits of any rank */
+    uint64_t launches;
+    int failures;
+    double seconds;
+} pt_rand_stats;
+/* Test-friendly knobs (small spin thresholds, short quit), 1 block. */
+void pt_rand_defaults(pt_rand_opts *o, const char *name, int G, int iters);
+/* Runs it, asserting exact results and completions = iters * collectives on
+ * every rank; fills *st for further assertions. */
+int pt_random_order(const pt_rand_opts *o, pt_rand_stats *st);
+
+#endif

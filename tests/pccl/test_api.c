@@ -1,0 +1,544 @@
+/* API misuse: every bad argument or call sequence returns an error code (and
+ * leaves a message naming the culprit), never crashes, and leaves the
+ * communicator usable. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+/* One small all-reduce on every rank, checked: the communicator still works. */
+static void still_works(pcclComm_t *comms, int n)
+{
+    pt_case c = {{pcclCollAllReduce, pcclInt32, pcclSum, 0, 33, n}, 0, 0, 0};
+    pt_run_cases(comms, n, &c, 1, 7, 1, 0);
+}
+
+/* The last error (global and, if comm, the communicator's) mentions `word`. */
+static void error_names(pcclComm_t comm, const char *word)
+{
+    const char *g = pcclGetLastError(NULL);
+    PT_CHECK(g && strstr(g, word), "pcclGetLastError(NULL) = '%s' does not name '%s'", g ? g : "(null)", word);
+    if (comm) {
+        const char *m = pcclGetLastError(comm);
+        PT_CHECK(m && strstr(m, word), "pcclGetLastError(comm) = '%s' does not name '%s'", m ? m : "(null)", word);
+    }
+}
+
+static void test_error_strings(void)
+{
+    const char *seen[pcclNumResults];
+    for (int r = 0; r < pcclNumResults; r++) {
+        const char *s = pcclGetErrorString((pcclResult_t)r);
+        PT_CHECK(s && *s, "pcclGetErrorString(%d) is empty", r);
+        seen[r] = s ? s : "";
+        for (int q = 0; q < r; q++) PT_CHECK(strcmp(seen[q], seen[r]), "codes %d and %d share '%s'", q, r, seen[r]);
+    }
+    int bad[] = {pcclNumResults, 99, -1, INT32_MAX};
+    for (int i = 0; i < 4; i++) {
+        const char *s = pcclGetErrorString((pcclResult_t)bad[i]);
+        PT_CHECK(s && *s, "pcclGetErrorString(%d) is empty or NULL", bad[i]);
+        for (int q = 0; s && q < pcclNumResults; q++)
+            PT_CHECK(strcmp(s, seen[q]), "out-of-range code %d reads as code %d ('%s')", bad[i], q, s);
+    }
+    int v = 0;
+    PT_OK(pcclGetVersion(&v));
+    CU_ASSERT_EQUAL(v, PCCL_VERSION_CODE);
+    PT_ERR(pcclInvalidArgument, pcclGetVersion(NULL));
+    error_names(NULL, "version");
+}
+
+static void test_null_comm(void)
+{
+    int x, id = 0;
+    pcclStats_t st;
+    void *p = NULL;
+    char buf[4];
+    PT_ERR(pcclInvalidArgument, pcclCommCount(NULL, &x));
+    error_names(NULL, "comm");
+    PT_ERR(pcclInvalidArgument, pcclCommUserRank(NULL, &x));
+    PT_ERR(pcclInvalidArgument, pcclCommCuDevice(NULL, &x));
+    PT_ERR(pcclInvalidArgument, pcclRegisterAllReduce(NULL, 1, pcclInt32, pcclSum, 0, &id));
+    error_names(NULL, "comm");
+    PT_ERR(pcclInvalidArgument, pcclRegisterAllGather(NULL, 1, pcclInt32, 0, &id));
+    PT_ERR(pcclInvalidArgument, pcclRegisterReduceScatter(NULL, 1, pcclInt32, pcclSum, 0, &id));
+    PT_ERR(pcclInvalidArgument, pcclRegisterReduce(NULL, 1, pcclInt32, pcclSum, 0, 0, &id));
+    PT_ERR(pcclInvalidArgument, pcclRegisterBroadcast(NULL, 1, pcclInt32, 0, 0, &id));
+    PT_ERR(pcclInvalidArgument, pcclRun(NULL, 0, buf, buf, NULL, NULL));
+    PT_ERR(pcclInvalidArgument, pcclTest(NULL, 0, &x));
+    PT_ERR(pcclInvalidArgument, pcclWait(NULL, 0));
+    PT_ERR(pcclInvalidArgument, pcclWaitAll(NULL));
+    PT_ERR(pcclInvalidArgument, pcclDeviceSynchronize(NULL));
+    PT_ERR(pcclInvalidArgument, pcclCommGetStats(NULL, &st));
+    PT_ERR(pcclInvalidArgument, pcclMemAlloc(NULL, &p, 16));
+    PT_ERR(pcclInvalidArgument, pcclMemFree(NULL, buf));
+    PT_ERR(pcclInvalidArgument, pcclCommDestroy(NULL));
+    PT_ERR(pcclInvalidArgument, pcclCommAbort(NULL));
+    /* a made-up handle is not a communicator either */
+    pcclComm_t fake = (pcclComm_t)(void *)buf;
+    PT_ERR(pcclInvalidUsage, pcclCommCount(fake, &x));
+    PT_ERR(pcclInvalidUsage, pcclRun(fake, 0, buf, buf, NULL, NULL));
+    PT_ERR(pcclInvalidUsage, pcclCommDestroy(fake));
+}
+
+static void test_null_outputs(void)
+{
+    pcclComm_t c[2];
+    pcclConfig_t cfg = pt_config(1, -1);
+    PT_ERR(pcclInvalidArgument, pcclCommInitAllConfig(NULL, 2, NULL, &cfg));
+    error_names(NULL, "comms");
+    PT_ERR(pcclInvalidArgument, pcclGetUniqueId(NULL));
+    pcclUniqueId uid;
+    PT_OK(pcclGetUniqueId(&uid));
+    PT_ERR(pcclInvalidArgument, pcclCommInitRank(NULL, 1, uid, 0));
+    if (pt_init(c, 2, &cfg)) return;
+    PT_ERR(pcclInvalidArgument, pcclCommCount(c[0], NULL));
+    error_names(c[0], "count");
+    PT_ERR(pcclInvalidArgument, pcclCommUserRank(c[0], NULL));
+    error_names(c[0], "rank");
+    PT_ERR(pcclInvalidArgument, pcclCommCuDevice(c[0], NULL));
+    error_names(c[0], "device");
+    PT_ERR(pcclInvalidArgument, pcclCommGetStats(c[0], NULL));
+    error_names(c[0], "stats");
+    PT_ERR(pcclInvalidArgument, pcclRegisterAllReduce(c[0], 8, pcclInt32, pcclSum, 0, NULL));
+    error_names(c[0], "collId");
+    PT_ERR(pcclInvalidArgument, pcclRegisterAllGather(c[0], 8, pcclInt32, 0, NULL));
+    PT_ERR(pcclInvalidArgument, pcclRegisterReduceScatter(c[0], 8, pcclInt32, pcclSum, 0, NULL));
+    PT_ERR(pcclInvalidArgument, pcclRegisterReduce(c[0], 8, pcclInt32, pcclSum, 0, 0, NULL));
+    PT_ERR(pcclInvalidArgument, pcclRegisterBroadcast(c[0], 8, pcclInt32, 0, 0, NULL));
+    PT_ERR(pcclInvalidArgument, pcclMemAlloc(c[0], NULL, 16));
+    error_names(c[0], "ptr");
+    void *p = NULL;
+    PT_ERR(pcclInvalidArgument, pcclMemAlloc(c[0], &p, 0));
+    error_names(c[0], "size");
+    PT_OK(pcclMemAlloc(c[0], &p, 1000));
+    if (p) {
+        memset(p, 1, 1000);
+        PT_CHECK(((uintptr_t)p & 255) == 0, "pcclMemAlloc: %p is not 256-byte aligned", p);
+    }
+    PT_OK(pcclMemFree(c[0], p));
+    PT_OK(pcclMemFree(c[0], NULL));
+    /* nothing above registered a collective: ids start at 0 */
+    int id = -1, done = -1;
+    PT_OK(pcclRegisterAllReduce(c[0], 33, pcclInt32, pcclSum, 0, &id));
+    CU_ASSERT_EQUAL(id, 0);
+    PT_ERR(pcclInvalidArgument, pcclTest(c[0], 0, NULL));
+    error_names(c[0], "done");
+    /* registered, never run: complete */
+    PT_OK(pcclTest(c[0], 0, &done));
+    CU_ASSERT_EQUAL(done, 1);
+    PT_OK(pcclWait(c[0], 0));
+    PT_OK(pcclRegisterAllReduce(c[1], 33, pcclInt32, pcclSum, 0, &id));
+    CU_ASSERT_EQUAL(id, 0);
+    still_works(c, 2);
+    pt_destroy(c, 2);
+}
+
+static void test_comm_info(void)
+{
+    pcclComm_t c[3];
+    pcclConfig_t cfg = pt_config(1, -1);
+    int devs[3] = {5, 2, 9};
+    PT_OK(pcclCommInitAllConfig(c, 3, devs, &cfg));
+    for (int r = 0; r < 3; r++) {
+        int n = -1, rank = -1, dev = -1;
+        PT_OK(pcclCommCount(c[r], &n));
+        PT_OK(pcclCommUserRank(c[r], &rank));
+        PT_OK(pcclCommCuDevice(c[r], &dev));
+        CU_ASSERT_EQUAL(n, 3);
+        CU_ASSERT_EQUAL(rank, r);
+        CU_ASSERT_EQUAL(dev, devs[r]);
+    }
+    still_works(c, 3);
+    pt_destroy(c, 3);
+    int dup[2] = {1, 1};
+    PT_ERR(pcclInvalidArgument, pcclCommInitAllConfig(c, 2, dup, &cfg));
+    error_names(NULL, "twice");
+    PT_ERR(pcclInvalidArgument, pcclCommInitAllConfig(c, 0, NULL, &cfg));
+    error_names(NULL, "ndev");
+    PT_ERR(pcclInvalidArgument, pcclCommInitAllConfig(c, -3, NULL, &cfg));
+    PT_ERR(pcclInvalidArgument, pcclCommInitAllConfig(c, 65, NULL, &cfg));
+    /* the plain entry point, backend from the environment (set by main) */
+    PT_OK(pcclCommInitAll(c, 2, NULL));
+    still_works(c, 2);
+    pt_destroy(c, 2);
+}
+
+static void test_bad_registration(void)
+{
+    pcclComm_t c[2];
+    pcclConfig_t cfg = pt_config(1, -1);
+    if (pt_init(c, 2, &cfg)) return;
+    int id = -7;
+    PT_ERR(pcclInvalidArgument, pcclRegisterAllReduce(c[0], 8, (pcclDataType_t)-1, pcclSum, 0, &id));
+    error_names(c[0], "datatype");
+    PT_ERR(pcclInvalidArgument, pcclRegisterAllReduce(c[0], 8, pcclNumTypes, pcclSum, 0, &id));
+    PT_ERR(pcclInvalidArgument, pcclRegisterAllGather(c[0], 8, (pcclDataType_t)99, 0, &id));
+    PT_ERR(pcclInvalidArgument, pcclRegisterBroadcast(c[0], 8, (pcclDataType_t)-5, 0, 0, &id));
+    PT_ERR(pcclInvalidArgument, pcclRegisterAllReduce(c[0], 8, pcclInt32, (pcclRedOp_t)-1, 0, &id));
+    error_names(c[0], "op");
+    PT_ERR(pcclInvalidArgument, pcclRegisterAllReduce(c[0], 8, pcclInt32, pcclNumOps, 0, &id));
+    PT_ERR(pcclInvalidArgument, pcclRegisterReduceScatter(c[0], 8, pcclInt32, (pcclRedOp_t)17, 0, &id));
+    PT_ERR(pcclInvalidArgument, pcclRegisterReduce(c[0], 8, pcclInt32, (pcclRedOp_t)5, 0, 0, &id));
+    PT_ERR(pcclInvalidArgument, pcclRegisterReduce(c[0], 8, pcclInt32, pcclSum, 2, 0, &id));
+    error_names(c[0], "root");
+    PT_ERR(pcclInvalidArgument, pcclRegisterReduce(c[0], 8, pcclInt32, pcclSum, -1, 0, &id));
+    PT_ERR(pcclInvalidArgument, pcclRegisterBroadcast(c[0], 8, pcclInt32, 2, 0, &id));
+    PT_ERR(pcclInvalidArgument, pcclRegisterBroadcast(c[0], 8, pcclInt32, -1, 0, &id));
+    PT_ERR(pcclInvalidArgument, pcclRegisterAllReduce(c[0], SIZE_MAX, pcclInt32, pcclSum, 0, &id));
+    error_names(c[0], "count");
+    PT_ERR(pcclInvalidArgument, pcclRegisterAllGather(c[0], SIZE_MAX / 2, pcclInt64, 0, &id));
+    CU_ASSERT_EQUAL(id, -7); /* untouched by failures */
+    /* nothing was registered by the failures: both ranks get id 0 */
+    for (int r = 0; r < 2; r++) {
+        PT_OK(pcclRegisterAllReduce(c[r], 33, pcclInt32, pcclSum, 0, &id));
+        CU_ASSERT_EQUAL(id, 0);
+    }
+    /* bad collIds */
+    char b[256];
+    int done;
+    int bad_ids[] = {-1, 1, 2, 12345, INT32_MIN};
+    for (int i = 0; i < 5; i++) {
+        PT_ERR(pcclInvalidArgument, pcclRun(c[0], bad_ids[i], b, b, NULL, NULL));
+        PT_ERR(pcclInvalidArgument, pcclTest(c[0], bad_ids[i], &done));
+        PT_ERR(pcclInvalidArgument, pcclWait(c[0], bad_ids[i]));
+    }
+    PT_ERR(pcclInvalidArgument, pcclRun(c[0], 7, b, b, NULL, NULL));
+    error_names(c[0], "collId");
+    pt_destroy(c, 2);
+    /* a communicator with nothing registered */
+    if (pt_init(c, 1, &cfg)) return;
+    PT_ERR(pcclInvalidArgument, pcclRun(c[0], 0, b, b, NULL, NULL));
+    PT_ERR(pcclInvalidArgument, pcclWait(c[0], 0));
+    PT_OK(pcclWaitAll(c[0]));
+    pt_destroy(c, 1);
+}
+
+static void test_null_buffers(void)
+{
+    pcclComm_t c[2];
+    pcclConfig_t cfg = pt_config(1, -1);
+    if (pt_init(c, 2, &cfg)) return;
+    int id, idr, idb;
+    char b[4 * 33];
+    for (int r = 0; r < 2; r++) {
+        PT_OK(pcclRegisterAllReduce(c[r], 33, pcclInt32, pcclSum, 0, &id));
+        PT_OK(pcclRegisterReduce(c[r], 33, pcclInt32, pcclSum, 1, 0, &idr));
+        PT_OK(pcclRegisterBroadcast(c[r], 33, pcclInt32, 1, 0, &idb));
+    }
+    PT_ERR(pcclInvalidArgument, pcclRun(c[0], id, NULL, b, NULL, NULL));
+    error_names(c[0], "sendbuff");
+    PT_ERR(pcclInvalidArgument, pcclRun(c[0], id, b, NULL, NULL, NULL));
+    error_names(c[0], "recvbuff");
+    PT_ERR(pcclInvalidArgument, pcclRun(c[1], idr, b, NULL, NULL, NULL)); /* the root's recvbuff */
+    PT_ERR(pcclInvalidArgument, pcclRun(c[1], idb, NULL, b, NULL, NULL)); /* the root's sendbuff */
+    PT_ERR(pcclInvalidArgument, pcclRun(c[0], idb, b, NULL, NULL, NULL)); /* everyone's recvbuff */
+    PT_ERR(pcclInvalidArgument, pcclRun(c[0], idr, NULL, b, NULL, NULL)); /* everyone's sendbuff */
+    /* none of the failures left anything in flight */
+    int done = 0;
+    for (int k = 0; k < 3; k++) {
+        PT_OK(pcclTest(c[0], k, &done));
+        CU_ASSERT_EQUAL(done, 1);
+        PT_OK(pcclTest(c[1], k, &done));
+        CU_ASSERT_EQUAL(done, 1);
+    }
+    PT_OK(pcclWaitAll(c[0]));
+    PT_OK(pcclWaitAll(c[1]));
+    pt_destroy(c, 2);
+}
+
+/* A collective reliably in flight: only rank 0 of 2 invoked it. */
+static void test_in_flight(void)
+{
+    pt_begin("api in flight", 60);
+    pcclComm_t c[2];
+    pcclConfig_t cfg = pt_config(1, -1);
+    if (pt_init(c, 2, &cfg)) { pt_end(); return; }
+    ck_coll cc = {pcclCollAllReduce, pcclInt32, pcclSum, 0, 100, 2};
+    int id = -1;
+    int32_t in[2][100], out[2][100];
+    for (int r = 0; r < 2; r++) {
+        PT_OK(pcclRegisterAllReduce(c[r], 100, pcclInt32, pcclSum, 0, &id));
+        ck_prepare(&cc, r, 5, 0, in[r], out[r]);
+    }
+    PT_OK(pcclRun(c[0], id, in[0], out[0], NULL, NULL));
+    ck_sleep_ms(5);
+    int done = -1;
+    PT_OK(pcclTest(c[0], id, &done));
+    CU_ASSERT_EQUAL(done, 0);
+    PT_ERR(pcclInvalidUsage, pcclRun(c[0], id, in[0], out[0], NULL, NULL));
+    error_names(c[0], "in flight");
+    PT_OK(pcclTest(c[0], id, &done));
+    CU_ASSERT_EQUAL(done, 0);
+    PT_OK(pcclRun(c[1], id, in[1], out[1], NULL, NULL));
+    PT_OK(pcclWait(c[0], id));
+    PT_OK(pcclWait(c[1], id));
+    char msg[512];
+    for (int r = 0; r < 2; r++) PT_CHECK(ck_verify(&cc, r, 5, 0, out[r], msg, sizeof msg) == 0, "%s", msg);
+    PT_OK(pcclTest(c[0], id, &done));
+    CU_ASSERT_EQUAL(done, 1);
+    /* and again, now that it completed */
+    for (int r = 0; r < 2; r++) ck_prepare(&cc, r, 6, 0, in[r], out[r]);
+    PT_OK(pcclRun(c[1], id, in[1], out[1], NULL, NULL));
+    PT_OK(pcclRun(c[0], id, in[0], out[0], NULL, NULL));
+    PT_OK(pcclWaitAll(c[0]));
+    PT_OK(pcclWaitAll(c[1]));
+    for (int r = 0; r < 2; r++) PT_CHECK(ck_verify(&cc, r, 6, 0, out[r], msg, sizeof msg) == 0, "%s", msg);
+    pt_destroy(c, 2);
+    pt_end();
+}
+
+/* Queue depth, collective count and arena limits: pcclInvalidUsage. */
+static void test_limits(void)
+{
+    pt_begin("api limits", 60);
+    pcclComm_t c[2];
+    pcclConfig_t cfg = pt_config(1, -1);
+    cfg.queueDepth = 2;
+    if (pt_init(c, 2, &cfg)) { pt_end(); return; }
+    int id[3];
+    int32_t b[2][3][2][16];
+    memset(b, 0, sizeof b);
+    for (int r = 0; r < 2; r++)
+        for (int k = 0; k < 3; k++) PT_OK(pcclRegisterAllReduce(c[r], 16, pcclInt32, pcclSum, 0, &id[k]));
+    PT_OK(pcclRun(c[0], id[0], b[0][0][0], b[0][0][1], NULL, NULL));
+    PT_OK(pcclRun(c[0], id[1], b[0][1][0], b[0][1][1], NULL, NULL));
+    PT_ERR(pcclInvalidUsage, pcclRun(c[0], id[2], b[0][2][0], b[0][2][1], NULL, NULL));
+    error_names(c[0], "PCCL_QUEUE_DEPTH");
+    PT_OK(pcclRun(c[1], id[1], b[1][1][0], b[1][1][1], NULL, NULL));
+    PT_OK(pcclRun(c[1], id[0], b[1][0][0], b[1][0][1], NULL, NULL));
+    PT_OK(pcclWaitAll(c[0]));
+    PT_OK(pcclWaitAll(c[1]));
+    PT_OK(pcclRun(c[0], id[2], b[0][2][0], b[0][2][1], NULL, NULL));
+    PT_OK(pcclRun(c[1], id[2], b[1][2][0], b[1][2][1], NULL, NULL));
+    PT_OK(pcclWaitAll(c[0]));
+    PT_OK(pcclWaitAll(c[1]));
+    pt_destroy(c, 2);
+
+    cfg = pt_config(1, -1);
+    cfg.maxColls = 2;
+    if (pt_init(c, 1, &cfg)) { pt_end(); return; }
+    int x;
+    PT_OK(pcclRegisterAllReduce(c[0], 16, pcclInt32, pcclSum, 0, &x));
+    PT_OK(pcclRegisterBroadcast(c[0], 16, pcclInt32, 0, 0, &x));
+    PT_ERR(pcclInvalidUsage, pcclRegisterAllGather(c[0], 16, pcclInt32, 0, &x));
+    error_names(c[0], "PCCL_MAX_COLLS");
+    pt_destroy(c, 1);
+
+    cfg = pt_config(1, -1);
+    cfg.arenaBytes = 1 << 16;
+    if (pt_init(c, 1, &cfg)) { pt_end(); return; }
+    pcclResult_t e = pcclSuccess;
+    int n = 0;
+    while (n < 1000 && (e = pcclRegisterAllReduce(c[0], 1 << 20, pcclFloat32, pcclSum, 0, &x)) == pcclSuccess) n++;
+    PT_CHECK(e == pcclInvalidUsage, "registering past a 64 KiB arena -> %s after %d", pcclGetErrorString(e), n);
+    error_names(c[0], "arena");
+    pt_destroy(c, 1);
+    pt_end();
+}
+
+static void bad_config(const char *what, pcclConfig_t cfg, pcclResult_t want)
+{
+    pcclComm_t c[2] = {NULL, NULL};
+    pcclResult_t r = pcclCommInitAllConfig(c, 2, NULL, &cfg);
+    PT_CHECK(r == want, "config %s: pcclCommInitAllConfig -> %s, expected %s", what, pcclGetErrorString(r),
+             pcclGetErrorString(want));
+    if (r == pcclSuccess) pt_destroy(c, 2);
+    pcclUniqueId uid;
+    PT_OK(pcclGetUniqueId(&uid));
+    r = pcclCommInitRankConfig(c, 1, uid, 0, &cfg);
+    PT_CHECK(r == want, "config %s: pcclCommInitRankConfig -> %s, expected %s", what, pcclGetErrorString(r),
+             pcclGetErrorString(want));
+    if (r == pcclSuccess) pt_destroy(c, 1);
+}
+
+static void test_bad_config(void)
+{
+    pcclConfig_t cfg;
+#define BAD(field, value, want, word)                   \
+    do {                                                \
+        cfg = pt_config(1, -1);                         \
+        cfg.field = value;                              \
+        bad_config(#field " = " #value, cfg, want);     \
+        error_names(NULL, word);                        \
+    } while (0)
+    BAD(size, sizeof(pcclConfig_t) - 8, pcclInvalidArgument, "size");
+    BAD(size, 0, pcclInvalidArgument, "size");
+    BAD(blocks, 0, pcclInvalidArgument, "PCCL_BLOCKS");
+    BAD(blocks, 65, pcclInvalidArgument, "PCCL_BLOCKS");
+    BAD(blocks, -2, pcclInvalidArgument, "PCCL_BLOCKS");
+    BAD(chunkBytes, 100, pcclInvalidArgument, "PCCL_CHUNK_BYTES");
+    BAD(slots, 1, pcclInvalidArgument, "PCCL_SLOTS");
+    BAD(spinHead, 0, pcclInvalidArgument, "PCCL_SPIN_HEAD");
+    BAD(sticky, 0, pcclInvalidArgument, "PCCL_STICKY");
+    BAD(quitUs, 0, pcclInvalidArgument, "PCCL_QUIT_US");
+    BAD(order, 2, pcclInvalidArgument, "PCCL_ORDER");
+    BAD(chaos, 3, pcclInvalidArgument, "PCCL_CHAOS");
+    BAD(maxColls, 0, pcclInvalidArgument, "PCCL_MAX_COLLS");
+    BAD(queueDepth, 1, pcclInvalidArgument, "PCCL_QUEUE_DEPTH");
+    BAD(arenaBytes, 1000, pcclInvalidArgument, "PCCL_ARENA_BYTES");
+    BAD(threads, 16, pcclInvalidArgument, "PCCL_THREADS");
+    /* this build has no CUDA: the GPU backend is a usage error */
+    BAD(backend, PCCL_BACKEND_GPU, pcclInvalidUsage, "CUDA");
+    BAD(backend, 7, pcclInvalidUsage, "backend");
+#undef BAD
+    /* a good one still works after all that */
+    pcclComm_t c[2];
+    cfg = pt_config(2, 512);
+    if (pt_init(c, 2, &cfg) == 0) {
+        still_works(c, 2);
+        pt_destroy(c, 2);
+    }
+}
+
+/* Sets an environment variable for the scope of a test, restoring it. */
+typedef struct {
+    const char *name;
+    char *old;
+    int had;
+} env_save;
+
+static void env_set(env_save *s, const char *name, const char *value)
+{
+    const char *o = getenv(name);
+    s->name = name;
+    s->had = o != NULL;
+    s->old = o ? strdup(o) : NULL;
+    if (value) setenv(name, value, 1);
+    else unsetenv(name);
+}
+
+static void env_restore(env_save *s)
+{
+    if (s->had) setenv(s->name, s->old, 1);
+    else unsetenv(s->name);
+    free(s->old);
+}
+
+static void env_case(const char *name, const char *value, pcclResult_t want)
+{
+    env_save s;
+    env_set(&s, name, value);
+    pcclComm_t c[2] = {NULL, NULL};
+    pcclConfig_t cfg = pt_config(-1, -1);
+    cfg.blocks = -1;
+    pcclResult_t r = pcclCommInitAllConfig(c, 2, NULL, &cfg);
+    PT_CHECK(r == want, "%s=%s: pcclCommInitAllConfig -> %s, expected %s (%s)", name, value, pcclGetErrorString(r),
+             pcclGetErrorString(want), pcclGetLastError(NULL));
+    if (r != pcclSuccess) error_names(NULL, name);
+    if (r == pcclSuccess) {
+        still_works(c, 2);
+        pt_destroy(c, 2);
+    }
+    env_restore(&s);
+}
+
+/* No communicator is alive while the environment changes. */
+static void test_bad_env(void)
+{
+    env_case("PCCL_BLOCKS", "abc", pcclInvalidArgument);
+    env_case("PCCL_BLOCKS", "3x", pcclInvalidArgument);
+    env_case("PCCL_BLOCKS", "0", pcclInvalidArgument);
+    env_case("PCCL_BLOCKS", "99999999999999999999", pcclInvalidArgument);
+    env_case("PCCL_CHUNK_BYTES", "-4", pcclInvalidArgument);
+    env_case("PCCL_ORDER", "bogus", pcclInvalidArgument);
+    env_case("PCCL_ORDER", "priority", pcclSuccess);
+    env_case("PCCL_CHAOS", "1", pcclSuccess);
+    env_case("PCCL_BLOCKS", "2", pcclSuccess);
+    env_case("PCCL_BLOCKS", "", pcclSuccess); /* empty: unset */
+
+    /* the environment sets a knob the config leaves unset... */
+    env_save s;
+    env_set(&s, "PCCL_BLOCKS", "3");
+    pcclComm_t c[2];
+    pcclConfig_t cfg = pt_config(-1, -1);
+    if (pt_init(c, 2, &cfg) == 0) {
+        pcclStats_t st;
+        PT_OK(pcclCommGetStats(c[0], &st));
+        CU_ASSERT_EQUAL(st.blocks, 3);
+        pt_destroy(c, 2);
+    }
+    env_restore(&s);
+    /* ...and a config field overrides the environment, even a bad one */
+    env_set(&s, "PCCL_BLOCKS", "abc");
+    cfg = pt_config(2, -1);
+    if (pt_init(c, 2, &cfg) == 0) {
+        pcclStats_t st;
+        PT_OK(pcclCommGetStats(c[0], &st));
+        CU_ASSERT_EQUAL(st.blocks, 2);
+        still_works(c, 2);
+        pt_destroy(c, 2);
+    }
+    env_restore(&s);
+
+    /* the backend from the environment */
+    env_set(&s, "PCCL_BACKEND", "bogus");
+    PT_ERR(pcclInvalidArgument, pcclCommInitAll(c, 2, NULL));
+    error_names(NULL, "PCCL_BACKEND");
+    env_restore(&s);
+    env_set(&s, "PCCL_BACKEND", "gpu");
+    PT_ERR(pcclInvalidUsage, pcclCommInitAll(c, 2, NULL));
+    env_restore(&s);
+}
+
+static void test_after_destroy(void)
+{
+    pcclComm_t c[2];
+    pcclConfig_t cfg = pt_config(1, -1);
+    if (pt_init(c, 2, &cfg)) return;
+    int id, x;
+    char b[64];
+    pcclStats_t st;
+    for (int r = 0; r < 2; r++) PT_OK(pcclRegisterAllReduce(c[r], 16, pcclInt32, pcclSum, 0, &id));
+    still_works(c, 2);
+    pcclComm_t d0 = c[0], d1 = c[1];
+    PT_OK(pcclCommDestroy(d0));
+    /* rank 1 is alive; rank 0 is not */
+    PT_ERR(pcclInvalidUsage, pcclRun(d0, id, b, b, NULL, NULL));
+    error_names(NULL, "live");
+    PT_ERR(pcclInvalidUsage, pcclRegisterAllReduce(d0, 16, pcclInt32, pcclSum, 0, &x));
+    PT_ERR(pcclInvalidUsage, pcclRegisterBroadcast(d0, 16, pcclInt32, 0, 0, &x));
+    PT_ERR(pcclInvalidUsage, pcclTest(d0, id, &x));
+    PT_ERR(pcclInvalidUsage, pcclWait(d0, id));
+    PT_ERR(pcclInvalidUsage, pcclWaitAll(d0));
+    PT_ERR(pcclInvalidUsage, pcclCommCount(d0, &x));
+    PT_ERR(pcclInvalidUsage, pcclCommGetStats(d0, &st));
+    PT_ERR(pcclInvalidUsage, pcclDeviceSynchronize(d0));
+    PT_ERR(pcclInvalidUsage, pcclCommDestroy(d0));
+    PT_ERR(pcclInvalidUsage, pcclCommAbort(d0));
+    PT_OK(pcclCommCount(d1, &x));
+    PT_OK(pcclCommDestroy(d1));
+    /* both gone (the group's memory is freed now) */
+    PT_ERR(pcclInvalidUsage, pcclRun(d1, id, b, b, NULL, NULL));
+    PT_ERR(pcclInvalidUsage, pcclRegisterAllGather(d1, 16, pcclInt32, 0, &x));
+    PT_ERR(pcclInvalidUsage, pcclCommDestroy(d1));
+    PT_ERR(pcclInvalidUsage, pcclCommAbort(d1));
+    PT_ERR(pcclInvalidUsage, pcclCommDestroy(d0));
+
+    /* after an abort, likewise */
+    if (pt_init(c, 1, &cfg)) return;
+    PT_OK(pcclRegisterAllReduce(c[0], 16, pcclInt32, pcclSum, 0, &id));
+    PT_OK(pcclCommAbort(c[0]));
+    PT_ERR(pcclInvalidUsage, pcclRun(c[0], id, b, b, NULL, NULL));
+    PT_ERR(pcclInvalidUsage, pcclCommAbort(c[0]));
+    PT_ERR(pcclInvalidUsage, pcclCommDestroy(c[0]));
+}
+
+int pt_register_api(void)
+{
+    CU_pSuite s = CU_add_suite("api", NULL, NULL);
+    if (!s) return -1;
+    if (!CU_add_test(s, "error strings, version", test_error_strings) ||
+        !CU_add_test(s, "NULL comm", test_null_comm) ||
+        !CU_add_test(s, "NULL outputs, mem alloc", test_null_outputs) ||
+        !CU_add_test(s, "count, rank, device; bad ndev/devlist", test_comm_info) ||
+        !CU_add_test(s, "bad datatype/op/root/count/collId", test_bad_registration) ||
+        !CU_add_test(s, "NULL buffers", test_null_buffers) ||
+        !CU_add_test(s, "pcclRun of a collective in flight", test_in_flight) ||
+        !CU_add_test(s, "queue depth, max colls, arena limits", test_limits) ||
+        !CU_add_test(s, "bad config", test_bad_config) ||
+        !CU_add_test(s, "bad environment", test_bad_env) ||
+        !CU_add_test(s, "calls after destroy/abort", test_after_destroy))
+        return -1;
+    return 0;
+}
