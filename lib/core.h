@@ -183,6 +183,37 @@ PCCL_FN size_t pccl_pinned_bytes(const pccl_knobs *k)
            sizeof(pccl_args) * (size_t)k->max_colls + sizeof(pccl_blk_stats) * (size_t)k->blocks;
 }
 
+/* The daemon's device memory, one allocation carved into its arrays; both
+ * backends use this layout.  With base NULL, only returns the size. */
+PCCL_FN size_t pccl_carve_device(pccl_gpu *G, char *base)
+{
+#define PCCL_NEXT(off, n) ((((off) + (n)) + 255) & ~(size_t)255)
+    size_t mc = (size_t)G->k.max_colls, nb = (size_t)G->k.blocks, d = (size_t)G->k.depth;
+    size_t o_ctx = PCCL_NEXT(0, mc * sizeof(pccl_coll)), o_done = PCCL_NEXT(o_ctx, mc * nb * sizeof(pccl_ctx)),
+           o_tick = PCCL_NEXT(o_done, mc * sizeof(uint64_t)), o_saved = PCCL_NEXT(o_tick, sizeof(uint64_t)),
+           o_stq = PCCL_NEXT(o_saved, nb * sizeof(pccl_blk_saved)), total = PCCL_NEXT(o_stq, nb * d * sizeof(int32_t));
+#undef PCCL_NEXT
+    if (base) {
+        G->colls = (pccl_coll *)base;
+        G->ctx = (pccl_ctx *)(base + o_ctx);
+        G->done = (uint64_t *)(base + o_done);
+        G->cq_ticket = (uint64_t *)(base + o_tick);
+        G->saved = (pccl_blk_saved *)(base + o_saved);
+        G->saved_tq = (int32_t *)(base + o_stq);
+    }
+    return total;
+}
+
+/* The pinned host memory (pccl_pinned_bytes of it), carved likewise. */
+PCCL_FN void pccl_carve_pinned(pccl_gpu *G, char *p)
+{
+    G->hdr = (pccl_pinned_hdr *)p;
+    G->cq = (uint64_t *)(p + sizeof(pccl_pinned_hdr));
+    G->sq = G->cq + G->k.depth;
+    G->args = (pccl_args *)(G->sq + (size_t)G->k.blocks * G->k.depth);
+    G->stats = (pccl_blk_stats *)(G->args + G->k.max_colls);
+}
+
 /* ---- data types --------------------------------------------------------- */
 
 PCCL_FN int pccl_type_size(int t)

@@ -24,8 +24,6 @@ typedef struct {
                             cudaGetErrorString(e_));                                                   \
     } while (0)
 
-static size_t align(size_t n) { return (n + 255) & ~(size_t)255; }
-
 static pcclResult_t g_open(pcclComm_t c)
 {
     int n = 0;
@@ -38,33 +36,18 @@ static pcclResult_t g_open(pcclComm_t c)
     c->bk = h;
     CU(NULL, cudaSetDevice(c->dev));
     CU(NULL, cudaStreamCreateWithFlags(&h->stream, cudaStreamNonBlocking));
-    pccl_knobs *k = &c->G.k;
-    size_t mc = (size_t)k->max_colls, nb = (size_t)k->blocks, d = (size_t)k->depth;
-    size_t o_colls = 0, o_ctx = align(o_colls + mc * sizeof(pccl_coll)),
-           o_done = align(o_ctx + mc * nb * sizeof(pccl_ctx)), o_tick = align(o_done + mc * sizeof(uint64_t)),
-           o_saved = align(o_tick + sizeof(uint64_t)), o_stq = align(o_saved + nb * sizeof(pccl_blk_saved)),
-           total = align(o_stq + nb * d * sizeof(int32_t));
+    size_t total = pccl_carve_device(&c->G, NULL), pb = pccl_pinned_bytes(&c->G.k);
     CU(NULL, cudaMalloc(&h->dev, total));
     CU(NULL, cudaMemset(h->dev, 0, total));
     CU(NULL, cudaMalloc(&h->arena, c->arena_bytes));
     CU(NULL, cudaMemset(h->arena, 0, c->arena_bytes));
-    size_t pb = pccl_pinned_bytes(k);
     CU(NULL, cudaHostAlloc(&h->pinned, pb, cudaHostAllocMapped | cudaHostAllocPortable));
     memset(h->pinned, 0, pb);
     CU(NULL, cudaDeviceSynchronize());
-    char *m = (char *)h->dev, *p = (char *)h->pinned; /* unified addressing: one pointer for both sides */
-    c->G.colls = (pccl_coll *)(m + o_colls);
-    c->G.ctx = (pccl_ctx *)(m + o_ctx);
-    c->G.done = (uint64_t *)(m + o_done);
-    c->G.cq_ticket = (uint64_t *)(m + o_tick);
-    c->G.saved = (pccl_blk_saved *)(m + o_saved);
-    c->G.saved_tq = (int32_t *)(m + o_stq);
+    /* unified addressing: one pointer serves the host and the device */
+    pccl_carve_device(&c->G, (char *)h->dev);
+    pccl_carve_pinned(&c->G, (char *)h->pinned);
     c->G.arena = (char *)h->arena;
-    c->G.hdr = (pccl_pinned_hdr *)p;
-    c->G.cq = (uint64_t *)(p + sizeof(pccl_pinned_hdr));
-    c->G.sq = c->G.cq + d;
-    c->G.args = (pccl_args *)(c->G.sq + nb * d);
-    c->G.stats = (pccl_blk_stats *)(c->G.args + mc);
     return pcclSuccess;
 }
 

@@ -47,8 +47,6 @@ static void *block_main(void *p)
     return NULL;
 }
 
-static size_t align(size_t n) { return (n + 255) & ~(size_t)255; }
-
 static pcclResult_t h_open(pcclComm_t c)
 {
     host_bk *h = calloc(1, sizeof *h);
@@ -56,30 +54,14 @@ static pcclResult_t h_open(pcclComm_t c)
     pthread_mutex_init(&h->mu, NULL);
     pthread_cond_init(&h->cv, NULL);
     c->bk = h;
-    pccl_knobs *k = &c->G.k;
-    size_t mc = (size_t)k->max_colls, nb = (size_t)k->blocks, d = (size_t)k->depth;
-    size_t o_colls = 0, o_ctx = align(o_colls + mc * sizeof(pccl_coll)),
-           o_done = align(o_ctx + mc * nb * sizeof(pccl_ctx)), o_tick = align(o_done + mc * sizeof(uint64_t)),
-           o_saved = align(o_tick + sizeof(uint64_t)), o_stq = align(o_saved + nb * sizeof(pccl_blk_saved)),
-           total = align(o_stq + nb * d * sizeof(int32_t));
-    char *m = calloc(1, total);
-    char *p = calloc(1, pccl_pinned_bytes(k));
+    size_t total = pccl_carve_device(&c->G, NULL);
+    h->dev = calloc(1, total);
+    h->pinned = calloc(1, pccl_pinned_bytes(&c->G.k));
     h->arena = calloc(1, c->arena_bytes);
-    h->dev = m;
-    h->pinned = p;
-    if (!m || !p || !h->arena) return pccl_err(NULL, pcclSystemError, "out of host memory");
-    c->G.colls = (pccl_coll *)(m + o_colls);
-    c->G.ctx = (pccl_ctx *)(m + o_ctx);
-    c->G.done = (uint64_t *)(m + o_done);
-    c->G.cq_ticket = (uint64_t *)(m + o_tick);
-    c->G.saved = (pccl_blk_saved *)(m + o_saved);
-    c->G.saved_tq = (int32_t *)(m + o_stq);
+    if (!h->dev || !h->pinned || !h->arena) return pccl_err(NULL, pcclSystemError, "out of host memory");
+    pccl_carve_device(&c->G, h->dev);
+    pccl_carve_pinned(&c->G, h->pinned);
     c->G.arena = h->arena;
-    c->G.hdr = (pccl_pinned_hdr *)p;
-    c->G.cq = (uint64_t *)(p + sizeof(pccl_pinned_hdr));
-    c->G.sq = c->G.cq + d;
-    c->G.args = (pccl_args *)(c->G.sq + nb * d);
-    c->G.stats = (pccl_blk_stats *)(c->G.args + mc);
     return pcclSuccess;
 }
 
