@@ -144,8 +144,8 @@ $(SAN)/dlsim-tests: $(TEST_SRC:%.c=$(SAN)/%.o) $(SAN)/libdlsim.a
 _run: $(B)/dlsim
 	$(B)/dlsim run $(DEFAULT_CONFIG) --rounds $(RUN_ROUNDS)
 
-_test check: $(B)/dlsim $(B)/dlsim-tests $(SAN)/dlsim $(SAN)/dlsim-tests \
-             $(B)/pccl-tests $(SAN)/pccl-tests $(TSAN)/pccl-tests
+_test check: $(B)/dlsim $(B)/dlsim-tests $(SAN)/dlsim $(SAN)/dlsim-tests $(B)/pccl-example \
+             $(B)/pccl-tests $(SAN)/pccl-tests $(TSAN)/pccl-tests $(if $(NVCC),gpu)
 	@echo "== unit tests (optimized build)"
 	$(B)/dlsim-tests
 	@echo "== unit tests (ASan+UBSan build, fewer random rounds)"
