@@ -94,13 +94,13 @@ $(B)/lib/%.o: lib/%.c $(PCCL_HDRS)
 $(SAN)/lib/%.o: lib/%.c $(PCCL_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -c $< -o $@
-$(TSAN)/%.o: %.c $(PCCL_HDRS) $(wildcard tests/pccl/*.h)
+$(TSAN)/%.o: %.c $(PCCL_HDRS) $(wildcard tests/pccl/*.h) tests/runner.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(TSANFLAGS) -c $< -o $@
-$(B)/tests/pccl/%.o: tests/pccl/%.c $(PCCL_HDRS) $(wildcard tests/pccl/*.h)
+$(B)/tests/pccl/%.o: tests/pccl/%.c $(PCCL_HDRS) $(wildcard tests/pccl/*.h) tests/runner.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
-$(SAN)/tests/pccl/%.o: tests/pccl/%.c $(PCCL_HDRS) $(wildcard tests/pccl/*.h)
+$(SAN)/tests/pccl/%.o: tests/pccl/%.c $(PCCL_HDRS) $(wildcard tests/pccl/*.h) tests/runner.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -c $< -o $@
 
@@ -108,11 +108,11 @@ $(B)/libpccl-host.a: $(PCCL_SRC:%.c=$(B)/%.o)
 	ar rcs $@ $^
 $(B)/pccl-example: examples/pccl_allreduce.c lib/pccl.h $(B)/libpccl-host.a
 	$(CC) $(CFLAGS) -Ilib -o $@ $< $(B)/libpccl-host.a -pthread
-$(B)/pccl-tests: $(PTEST_SRC:%.c=$(B)/%.o) $(B)/libpccl-host.a
+$(B)/pccl-tests: $(PTEST_SRC:%.c=$(B)/%.o) $(B)/tests/runner.o $(B)/libpccl-host.a
 	$(CC) $(CFLAGS) -o $@ $^ -lcunit -lm -pthread
-$(SAN)/pccl-tests: $(PTEST_SRC:%.c=$(SAN)/%.o) $(PCCL_SRC:%.c=$(SAN)/%.o)
+$(SAN)/pccl-tests: $(PTEST_SRC:%.c=$(SAN)/%.o) $(SAN)/tests/runner.o $(PCCL_SRC:%.c=$(SAN)/%.o)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ -lcunit -lm -pthread
-$(TSAN)/pccl-tests: $(PTEST_SRC:%.c=$(TSAN)/%.o) $(PCCL_SRC:%.c=$(TSAN)/%.o)
+$(TSAN)/pccl-tests: $(PTEST_SRC:%.c=$(TSAN)/%.o) $(TSAN)/tests/runner.o $(PCCL_SRC:%.c=$(TSAN)/%.o)
 	$(CC) $(CFLAGS) $(TSANFLAGS) -o $@ $^ -lcunit -lm -pthread
 
 $(B)/%.o: %.c $(HDRS)

@@ -71,15 +71,20 @@ static void test_random_3_blocks3(void)
 
 /* The library's own default knobs (spin thresholds, stickiness, quit and
  * relaunch delays): slow on 2 host cores, so few iterations. */
+static void library_defaults(pt_rand_opts *o)
+{
+    o->chunk = -1;
+    o->spin_head = o->spin_base = o->spin_min = -1;
+    o->sticky = -1;
+    o->quit_us = o->relaunch_us = -1;
+}
+
 static void test_defaults(void)
 {
     pt_rand_opts o;
     pt_rand_defaults(&o, "opposite orders, 2 gpus, library defaults", 2, ck_scaled(20, 3));
     o.opposite = 1;
-    o.chunk = -1;
-    o.spin_head = o.spin_base = o.spin_min = -1;
-    o.sticky = -1;
-    o.quit_us = o.relaunch_us = -1;
+    library_defaults(&o);
     run(&o, 1, 0);
 }
 
@@ -88,10 +93,7 @@ static void test_defaults_sync(void)
     pt_rand_opts o;
     pt_rand_defaults(&o, "random order, 3 gpus, sync, library defaults", 3, ck_scaled(10, 2));
     o.sync = 1;
-    o.chunk = -1;
-    o.spin_head = o.spin_base = o.spin_min = -1;
-    o.sticky = -1;
-    o.quit_us = o.relaunch_us = -1;
+    library_defaults(&o);
     run(&o, 0, 1);
 }
 
