@@ -160,10 +160,30 @@ _test check: $(B)/dlsim $(B)/dlsim-tests $(SAN)/dlsim $(SAN)/dlsim-tests $(B)/pc
 	PCCL_TEST_QUICK=1 $(SAN)/pccl-tests
 	@echo "== pccl host backend (TSan build, fewer iterations)"
 	PCCL_TEST_QUICK=1 TSAN_OPTIONS=halt_on_error=1 $(TSAN)/pccl-tests
+	@echo "== pccl-perf, host backend (tests/perf.sh; optimized and ASan+UBSan builds)"
+	tests/perf.sh $(B)/pccl-perf $(SAN)/pccl-perf
 	@scripts/test-gpu --if-present
 
 _bench: $(B)/dlsim
 	scripts/bench-sim
+
+# ---- pccl-perf (harness/perf/): nccl-tests-style benchmark, pccl against NCCL ----
+# build/gpu/pccl-perf (make gpu): CUDA, NCCL, libc, pthreads only, like the
+# other GPU programs; build/pccl-perf: pccl's host backend, no CUDA, for CI.
+PERF_SRC := $(wildcard harness/perf/*.c) tests/pccl/check.c
+PERF_DEPS := $(PERF_SRC) harness/perf/perf.h tests/pccl/check.h lib/pccl.h
+$(B)/pccl-perf: $(PERF_DEPS) $(B)/libpccl-host.a
+	$(CC) $(CFLAGS) -o $@ $(PERF_SRC) $(B)/libpccl-host.a -lm -pthread
+$(SAN)/pccl-perf: $(PERF_DEPS) $(PCCL_SRC:%.c=$(SAN)/%.o)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(PERF_SRC) $(PCCL_SRC:%.c=$(SAN)/%.o) -lm -pthread
+$(G)/pccl-perf: $(PERF_DEPS) $(B)/libpccl.a
+	@mkdir -p $(dir $@)
+	$(NVCC) -O2 -arch=$(GPU_ARCH) -DPERF_HAVE_CUDA -DPERF_HAVE_NCCL -Xcompiler -Wall -o $@ $(PERF_SRC) \
+	    $(B)/libpccl.a -lnccl -lpthread
+_all build: $(B)/pccl-perf
+gpu: $(G)/pccl-perf
+_test check: $(B)/pccl-perf $(SAN)/pccl-perf
 
 # pccl: the GPU library where nvcc is found, else the host-backend library.
 PCCL_INSTALL_LIBS := $(if $(NVCC),$(B)/libpccl.a $(B)/libpccl.so)

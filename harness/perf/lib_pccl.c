@@ -1,0 +1,207 @@
+/* lib_pccl.c: pccl behind perf_lib.
+ *
+ * One communicator set per test (collective, type, op, root): rank 0 creates
+ * it with pcclCommInitAllConfig, every rank registers the test's sizes in the
+ * same order (so the connector arena holds one test's collectives only, and
+ * `-d all -o all` never runs out of it), and rank 0 destroys it at the end.
+ *
+ * Iterations.  pccl allows one invocation of a collective in flight, so
+ * iteration i+1 can only be issued once iteration i completed: the benchmark
+ * cannot queue -n invocations ahead as it does with NCCL's stream.  Two ways
+ * to issue them (--pccl-mode):
+ *   chain  the completion callback (pccl's poller thread) calls pcclRun for
+ *          the next iteration at once: the shortest path pccl's API has from
+ *          one completion to the next invocation, no rank-thread wake-up;
+ *   wait   pcclRun, then pcclWait in the rank thread: what a program that
+ *          waits for each result sees (and what -z 1 runs, like NCCL's).
+ * Backend: GPU in the GPU build, host in the host build, whatever PCCL_BACKEND
+ * says (the buffers are of that kind); the other PCCL_* knobs apply. */
+#include <string.h>
+
+#include "perf.h"
+
+static pcclConfig_t config(void)
+{
+    pcclConfig_t cfg = PCCL_CONFIG_INITIALIZER;
+#ifdef PERF_HAVE_CUDA
+    cfg.backend = PCCL_BACKEND_GPU;
+#else
+    cfg.backend = PCCL_BACKEND_HOST;
+#endif
+    return cfg;
+}
+
+static void fail(perf_rank *R, const char *call, const perf_case *k, pcclResult_t r)
+{
+    char d[160] = "";
+    if (k) ck_describe(&k->c, d, sizeof d);
+    perf_fatal(PERF_EXIT_ERROR, "rank %d: %s%s%s: %s (%s)", R->rank, call, k ? " " : "", d, pcclGetErrorString(r),
+               pcclGetLastError(R->pcomm));
+}
+
+static pcclResult_t reg(pcclComm_t c, const perf_case *k, int *id)
+{
+    const ck_coll *x = &k->c;
+    switch (x->type) {
+    case pcclCollAllReduce: return pcclRegisterAllReduce(c, x->count, x->dtype, x->op, 0, id);
+    case pcclCollAllGather: return pcclRegisterAllGather(c, x->count, x->dtype, 0, id);
+    case pcclCollReduceScatter: return pcclRegisterReduceScatter(c, x->count, x->dtype, x->op, 0, id);
+    case pcclCollReduce: return pcclRegisterReduce(c, x->count, x->dtype, x->op, x->root, 0, id);
+    default: return pcclRegisterBroadcast(c, x->count, x->dtype, x->root, 0, id);
+    }
+}
+
+static int p_test_begin(perf_rank *R, const perf_case *cases, int ncases)
+{
+    perf_team *T = R->T;
+    perf_barrier(R);
+    if (R->rank == 0) {
+        int devs[PERF_MAX_RANKS];
+        for (int r = 0; r < T->nranks; r++) devs[r] = T->rank[r].dev;
+        pcclConfig_t cfg = config();
+        pcclResult_t res = pcclCommInitAllConfig(T->pcomm, T->nranks, devs, &cfg);
+        if (res != pcclSuccess)
+            perf_fatal(PERF_EXIT_ERROR, "pcclCommInitAllConfig (%d ranks): %s (%s)", T->nranks,
+                       pcclGetErrorString(res), pcclGetLastError(NULL));
+    }
+    perf_barrier(R);
+    R->pcomm = T->pcomm[R->rank];
+    dev_set(R->dev); /* pcclCommInitAll may have moved rank 0's thread */
+    for (int i = 0; i < ncases; i++) {
+        int id = -1;
+        pcclResult_t res = reg(R->pcomm, &cases[i], &id);
+        if (res != pcclSuccess) fail(R, "registration", &cases[i], res);
+        R->pccl_id[cases[i].size_idx] = id;
+    }
+    perf_barrier(R);
+    for (int i = 0; i < ncases; i++) {
+        int s = cases[i].size_idx;
+        if (R->pccl_id[s] != T->rank[0].pccl_id[s])
+            perf_fatal(PERF_EXIT_ERROR, "rank %d: collective id %d, rank 0 has %d", R->rank, R->pccl_id[s],
+                       T->rank[0].pccl_id[s]);
+    }
+    return 0;
+}
+
+static int p_test_end(perf_rank *R)
+{
+    perf_team *T = R->T;
+    perf_barrier(R);
+    if (R->rank == 0)
+        for (int r = 0; r < T->nranks; r++) {
+            pcclComm_t c = T->pcomm[r];
+            T->pcomm[r] = NULL; /* the watchdog's abort must not see it any more */
+            pcclResult_t res = pcclCommDestroy(c);
+            if (res != pcclSuccess)
+                perf_fatal(PERF_EXIT_ERROR, "pcclCommDestroy (rank %d): %s (%s)", r, pcclGetErrorString(res),
+                           pcclGetLastError(NULL));
+        }
+    perf_barrier(R);
+    R->pcomm = NULL;
+    dev_set(R->dev);
+    return 0;
+}
+
+static void ptrs(perf_rank *R, const perf_case *k, int inplace, int iter, void **s, void **r)
+{
+    perf_ptrs(k, R->rank, R->send, R->recv, R->T->alloc, inplace, iter, s, r);
+}
+
+/* On pccl's poller thread: the previous iteration completed; issue the next. */
+static void chain_cb(int id, pcclResult_t status, void *arg)
+{
+    perf_chain *ch = arg;
+    perf_wd_progress();
+    if (status != pcclSuccess) {
+        if (!ch->status) ch->status = status;
+        return;
+    }
+    if (ch->next >= ch->end || perf_aborting()) return;
+    void *s, *r;
+    ptrs(ch->R, ch->k, ch->inplace, ch->next++, &s, &r);
+    pcclResult_t res = pcclRun(ch->R->pcomm, id, s, r, chain_cb, ch);
+    if (res != pcclSuccess && !ch->status) ch->status = res;
+}
+
+static int p_run(perf_rank *R, const perf_case *k, int inplace, int iter0, int n)
+{
+    int id = R->pccl_id[k->size_idx];
+    void *s, *r;
+    if (R->T->o->pccl_mode == PERF_PCCL_CHAIN && n > 1) {
+        perf_chain *ch = &R->chain;
+        ch->R = R;
+        ch->id = id;
+        ch->k = k;
+        ch->inplace = inplace;
+        ch->next = iter0 + 1;
+        ch->end = iter0 + n;
+        ch->status = pcclSuccess;
+        ptrs(R, k, inplace, iter0, &s, &r);
+        perf_wd_arm();
+        pcclResult_t res = pcclRun(R->pcomm, id, s, r, chain_cb, ch);
+        if (res != pcclSuccess) fail(R, "pcclRun", k, res);
+        /* returns when the last invocation completed: every callback but the
+         * last issued another before returning */
+        res = pcclWait(R->pcomm, id);
+        perf_wd_disarm();
+        if (res == pcclSuccess) res = (pcclResult_t)ch->status;
+        if (res == pcclSuccess && ch->next != ch->end) res = pcclInternalError;
+        if (res != pcclSuccess) fail(R, "chained iterations of", k, res);
+        return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        ptrs(R, k, inplace, iter0 + i, &s, &r);
+        perf_wd_arm();
+        pcclResult_t res = pcclRun(R->pcomm, id, s, r, NULL, NULL);
+        if (res != pcclSuccess) fail(R, "pcclRun", k, res);
+        res = pcclWait(R->pcomm, id);
+        perf_wd_disarm();
+        if (res != pcclSuccess) fail(R, "pcclWait", k, res);
+        perf_wd_progress();
+    }
+    return 0;
+}
+
+/* The daemon quits within PCCL_QUIT_US once idle; wait for that, so that it
+ * does not spin on the GPU while NCCL is timed. */
+static int p_quiesce(perf_rank *R)
+{
+    pcclResult_t res = pcclDeviceSynchronize(R->pcomm);
+    if (res != pcclSuccess) fail(R, "pcclDeviceSynchronize", NULL, res);
+    return 0;
+}
+
+static void p_counters(perf_rank *R, uint64_t *preempt, uint64_t *quits, int *blocks)
+{
+    pcclStats_t st;
+    memset(&st, 0, sizeof st);
+    pcclCommGetStats(R->pcomm, &st);
+    *preempt = st.preemptions;
+    *quits = st.quits;
+    *blocks = st.blocks ? st.blocks : 1;
+}
+
+static void p_abort_all(perf_team *T)
+{
+    for (int r = 0; r < T->nranks; r++) {
+        pcclComm_t c = T->pcomm[r];
+        T->pcomm[r] = NULL;
+        if (c) pcclCommAbort(c); /* a destroyed one is recognised, not dereferenced */
+    }
+}
+
+static const char *p_version(void)
+{
+    static char v[32];
+    int x = 0;
+    pcclGetVersion(&x);
+    snprintf(v, sizeof v, "pccl %d.%d.%d", x / 10000, x / 100 % 100, x % 100);
+    return v;
+}
+
+static int p_setup(perf_team *T) { return 0; }
+static void p_teardown(perf_team *T) {}
+
+const perf_lib perf_lib_pccl = {
+    "pccl", 1, p_setup, p_teardown, p_test_begin, p_test_end, p_run, p_quiesce, p_counters, p_abort_all, p_version,
+};

@@ -1,0 +1,327 @@
+/* options.c: pccl-perf's flags.  The nccl-tests flags keep their letters,
+ * long names, meanings and defaults (nccl-tests README, "Arguments"); the
+ * ones that have no meaning here are refused by name.  Every bad value exits
+ * PERF_EXIT_ARGS with a message naming the flag. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "perf.h"
+
+void perf_usage(FILE *f)
+{
+    fprintf(f,
+        "usage: pccl-perf [options]\n"
+        "nccl-tests-style benchmark: pccl against NCCL, same process, same GPUs, same buffers.\n"
+        "Every collective asked for runs each size out of place and in place with each library;\n"
+        "the table has nccl-tests' columns and bus bandwidth, plus pccl's busbw / NCCL's (ratio)\n"
+        "and pccl's time - NCCL's (dtime).\n"
+        "\n"
+        "nccl-tests flags (its meanings and defaults, except -g, -T and -w per size):\n"
+        "  -t,--nthreads T       threads; ranks = T x G, and every rank has its own thread [1]\n"
+        "  -g,--ngpus G          GPUs per thread (--gpus G: the same) [all visible GPUs; host build 4]\n"
+        "  -b,--minbytes S       smallest size (K, M, G: powers of 1024) [32M]\n"
+        "  -e,--maxbytes S       largest size [32M]\n"
+        "  -i,--stepbytes S      add S between sizes [1M]\n"
+        "  -f,--stepfactor F     multiply by F between sizes (F > 1; instead of -i) [off]\n"
+        "  -n,--iters N          timed iterations [20]\n"
+        "  -w,--warmup_iters N   untimed iterations before them, per size and placement [5]\n"
+        "  -c,--check N          data checks per size, placement and library (0: none) [1]\n"
+        "  -o,--op OP            sum, prod, max, min, avg or all [sum]\n"
+        "  -d,--datatype T       int8 uint8 int32 uint32 int64 uint64 half float double bfloat16, or all [float]\n"
+        "  -r,--root R           root of reduce and broadcast, or all [0]\n"
+        "  -z,--blocking 0|1     1: wait for every iteration, then a barrier of the rank threads [0]\n"
+        "  -a,--average 0-3      time reported: 0 rank 0's, 1 mean, 2 min, 3 max over ranks [1]\n"
+        "  -T,--timeout S        an iteration not done after S seconds: report, abort, exit 3 (0: never) [60]\n"
+        "Not supported (refused): -m agg_iters, -p parallel_init, -G cudagraph, -y stream_null,\n"
+        "  -C report_cputime, -F output_file (use --csv).\n"
+        "\n"
+        "pccl-perf flags:\n"
+        "  --coll LIST           all_reduce,all_gather,reduce_scatter,reduce,broadcast or all [all]\n"
+        "  --lib LIST            nccl,pccl [both where built; the host build has pccl only]\n"
+        "  --pccl-mode M         chain: the completion callback issues the next iteration (default);\n"
+        "                        wait: pcclRun then pcclWait in the rank thread (-z 1 implies wait)\n"
+        "  --iter-bytes S        fewer iterations for large sizes: a size runs about S/size\n"
+        "                        iterations (at most -n, at least --min-iters), warm-up in proportion\n"
+        "  --min-iters N         [5]\n"
+        "  --check-max S         check sizes up to S only (#wrong N/A above) [no limit]\n"
+        "  --seed N              seed of the checked inputs [1]\n"
+        "  --csv FILE            one line per library, placement and size (written as they come)\n"
+        "  --json FILE           the same, with the configuration, at the end\n"
+        "  --delay-us LIST       preemption-cost mode: rank --delay-rank invokes each iteration this\n"
+        "                        many microseconds late (busy wait), for each value of LIST; every\n"
+        "                        iteration is waited for; pccl's preemptions and quits are counted\n"
+        "  --delay-rank R        [last rank]\n"
+        "  -h,--help             this text\n"
+        "\n"
+        "Timing: as nccl-tests, wall clock from a barrier of the rank threads to the completion of\n"
+        "the last of -n iterations, divided by -n, then averaged over ranks (-a).  NCCL: the -n\n"
+        "collectives are launched back to back on the rank's stream.  pccl: an invocation may not\n"
+        "start before the previous one of the same collective completed, so each iteration is issued\n"
+        "when the previous one completes (--pccl-mode).  Collectives whose count is 0 at a size\n"
+        "(all_gather, reduce_scatter: count < ranks) are skipped.\n"
+        "Environment: PCCL_* knobs apply to pccl (lib/README.md); NCCL_NVLS_ENABLE is forced to 0.\n"
+        "Exit: 0 ok; 1 a library or CUDA error; 2 bad flag; 3 timeout; 4 wrong data; 77 no GPU.\n");
+}
+
+static void bad(const char *flag, const char *value, const char *why)
+{
+    fprintf(stderr, "pccl-perf: %s%s%s: %s (see --help)\n", flag, value ? " " : "", value ? value : "", why);
+    exit(PERF_EXIT_ARGS);
+}
+
+static long long parse_int(const char *flag, const char *v, long long lo, long long hi)
+{
+    char *end, why[96];
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    if (errno || end == v || *end || x < lo || x > hi) {
+        snprintf(why, sizeof why, "expected an integer in [%lld, %lld]", lo, hi);
+        bad(flag, v, why);
+    }
+    return x;
+}
+
+static double parse_num(const char *flag, const char *v, double lo, double hi)
+{
+    char *end, why[96];
+    errno = 0;
+    double x = strtod(v, &end);
+    if (errno || end == v || *end || !(x >= lo && x <= hi)) {
+        snprintf(why, sizeof why, "expected a number in [%g, %g]", lo, hi);
+        bad(flag, v, why);
+    }
+    return x;
+}
+
+/* A size: a number with an optional K, M or G (powers of 1024, as nccl-tests),
+ * optionally followed by B. */
+static size_t parse_size(const char *flag, const char *v)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    double unit = 1;
+    if (end != v && *end) {
+        switch (*end) {
+        case 'k': case 'K': unit = 1024.0; end++; break;
+        case 'm': case 'M': unit = 1024.0 * 1024; end++; break;
+        case 'g': case 'G': unit = 1024.0 * 1024 * 1024; end++; break;
+        default: break;
+        }
+        if (*end == 'b' || *end == 'B') end++;
+    }
+    double bytes = x * unit;
+    if (errno || end == v || *end || !(bytes >= 0) || bytes > 64.0 * 1024 * 1024 * 1024 || bytes != floor(bytes))
+        bad(flag, v, "expected a whole number of bytes up to 64G, with an optional K, M or G");
+    return (size_t)bytes;
+}
+
+/* Comma-separated names; parse returns -1 for an unknown one.  "all" sets
+ * every bit below n. */
+static unsigned parse_set(const char *flag, const char *v, int (*parse)(const char *), int n, const char *expected)
+{
+    if (!strcasecmp(v, "all")) return (1u << n) - 1;
+    unsigned set = 0;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", v);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int x = parse(tok);
+        if (x < 0) {
+            char why[256];
+            snprintf(why, sizeof why, "unknown name '%s' (expected %s)", tok, expected);
+            bad(flag, v, why);
+        }
+        set |= 1u << x;
+    }
+    if (!set) bad(flag, v, "empty list");
+    return set;
+}
+
+static int parse_lib(const char *s)
+{
+    return !strcasecmp(s, "nccl") ? PERF_LIB_NCCL : !strcasecmp(s, "pccl") ? PERF_LIB_PCCL : -1;
+}
+
+enum { O_COLL = 256, O_LIB, O_PMODE, O_ITERB, O_MINIT, O_CHECKMAX, O_SEED, O_CSV, O_JSON, O_DELAY, O_DRANK };
+
+void perf_parse_args(perf_opts *o, int argc, char **argv, int visible, int default_ranks)
+{
+    static const struct option longopts[] = {
+        {"nthreads", required_argument, 0, 't'},   {"ngpus", required_argument, 0, 'g'},
+        {"gpus", required_argument, 0, 'g'},       {"minbytes", required_argument, 0, 'b'},
+        {"maxbytes", required_argument, 0, 'e'},   {"stepbytes", required_argument, 0, 'i'},
+        {"stepfactor", required_argument, 0, 'f'}, {"iters", required_argument, 0, 'n'},
+        {"warmup_iters", required_argument, 0, 'w'}, {"check", required_argument, 0, 'c'},
+        {"op", required_argument, 0, 'o'},         {"datatype", required_argument, 0, 'd'},
+        {"root", required_argument, 0, 'r'},       {"blocking", required_argument, 0, 'z'},
+        {"average", required_argument, 0, 'a'},    {"timeout", required_argument, 0, 'T'},
+        {"agg_iters", required_argument, 0, 'm'},  {"parallel_init", required_argument, 0, 'p'},
+        {"cudagraph", required_argument, 0, 'G'},  {"stream_null", required_argument, 0, 'y'},
+        {"report_cputime", required_argument, 0, 'C'}, {"output_file", required_argument, 0, 'F'},
+        {"coll", required_argument, 0, O_COLL},    {"lib", required_argument, 0, O_LIB},
+        {"pccl-mode", required_argument, 0, O_PMODE}, {"iter-bytes", required_argument, 0, O_ITERB},
+        {"min-iters", required_argument, 0, O_MINIT}, {"check-max", required_argument, 0, O_CHECKMAX},
+        {"seed", required_argument, 0, O_SEED},    {"csv", required_argument, 0, O_CSV},
+        {"json", required_argument, 0, O_JSON},    {"delay-us", required_argument, 0, O_DELAY},
+        {"delay-rank", required_argument, 0, O_DRANK}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    memset(o, 0, sizeof *o);
+    o->nthreads = o->ngpus = 1;
+    o->minbytes = o->maxbytes = 32u << 20;
+    o->stepbytes = 1u << 20;
+    o->stepfactor = 1;
+    o->iters = 20;
+    o->warmup = 5;
+    o->check = 1;
+    o->average = PERF_AVG_MEAN;
+    o->timeout = 60;
+    o->min_iters = 5;
+    o->colls = (1u << pcclNumColls) - 1;
+    o->ntypes = 1;
+    o->types[0] = pcclFloat;
+    o->nops = 1;
+    o->ops[0] = pcclSum;
+    o->seed = 1;
+    o->delay_rank = -1;
+    o->libs = 1u << PERF_LIB_PCCL;
+    if (perf_lib_nccl.available) o->libs |= 1u << PERF_LIB_NCCL;
+    const char *root_arg = NULL;
+    int step_given = 0, factor_given = 0, mode_given = 0;
+
+    opterr = 0;
+    optind = 1;
+    for (;;) {
+        int li = -1, c = getopt_long(argc, argv, ":t:g:b:e:i:f:n:w:c:o:d:r:z:a:T:m:p:G:y:C:F:h", longopts, &li);
+        if (c == -1) break;
+        /* the flag as the user wrote it, for messages */
+        char flag[64];
+        if (li >= 0) snprintf(flag, sizeof flag, "--%s", longopts[li].name);
+        else snprintf(flag, sizeof flag, "-%c", c);
+        const char *v = optarg;
+        switch (c) {
+        case 't': o->nthreads = (int)parse_int(flag, v, 1, PERF_MAX_RANKS); o->ranks_given = 1; break;
+        case 'g': o->ngpus = (int)parse_int(flag, v, 1, PERF_MAX_RANKS); o->ranks_given = 1; break;
+        case 'b': o->minbytes = parse_size(flag, v); break;
+        case 'e': o->maxbytes = parse_size(flag, v); break;
+        case 'i': o->stepbytes = parse_size(flag, v); step_given = 1; break;
+        case 'f': o->stepfactor = parse_num(flag, v, 1, 1024); factor_given = o->stepfactor > 1; break;
+        case 'n': o->iters = (int)parse_int(flag, v, 1, 100000000); break;
+        case 'w': o->warmup = (int)parse_int(flag, v, 0, 100000000); break;
+        case 'c': o->check = (int)parse_int(flag, v, 0, 1000); break;
+        case 'o': {
+            unsigned set = parse_set(flag, v, perf_parse_op, pcclNumOps, "sum, prod, max, min, avg or all");
+            o->nops = 0;
+            for (int i = 0; i < pcclNumOps; i++)
+                if (set & (1u << i)) o->ops[o->nops++] = (pcclRedOp_t)i;
+            break;
+        }
+        case 'd': {
+            unsigned set = parse_set(flag, v, perf_parse_type, pcclNumTypes,
+                                     "int8 uint8 int32 uint32 int64 uint64 half float double bfloat16 or all");
+            o->ntypes = 0;
+            for (int i = 0; i < pcclNumTypes; i++)
+                if (set & (1u << i)) o->types[o->ntypes++] = (pcclDataType_t)i;
+            break;
+        }
+        case 'r': root_arg = v; break;
+        case 'z': o->blocking = (int)parse_int(flag, v, 0, 1); break;
+        case 'a': o->average = (int)parse_int(flag, v, 0, 3); break;
+        case 'T': o->timeout = parse_num(flag, v, 0, 1e6); break;
+        case 'm': case 'p': case 'G': case 'y': case 'C': case 'F':
+            bad(flag, v, c == 'F' ? "not supported: use --csv FILE (pccl-perf's own format)"
+                                  : "nccl-tests flag not supported by pccl-perf (see --help)");
+            break;
+        case O_COLL:
+            o->colls = parse_set(flag, v, perf_parse_coll, pcclNumColls,
+                                 "all_reduce, all_gather, reduce_scatter, reduce, broadcast or all");
+            break;
+        case O_LIB:
+            o->libs = parse_set(flag, v, parse_lib, PERF_NLIBS, "nccl, pccl");
+            if ((o->libs & (1u << PERF_LIB_NCCL)) && !perf_lib_nccl.available)
+                bad(flag, v, "this build of pccl-perf has no NCCL (the host build runs pccl only; "
+                             "build/gpu/pccl-perf has both)");
+            break;
+        case O_PMODE:
+            if (!strcmp(v, "chain")) o->pccl_mode = PERF_PCCL_CHAIN;
+            else if (!strcmp(v, "wait")) o->pccl_mode = PERF_PCCL_WAIT;
+            else bad(flag, v, "expected chain or wait");
+            mode_given = 1;
+            break;
+        case O_ITERB: o->iter_bytes = parse_size(flag, v); break;
+        case O_MINIT: o->min_iters = (int)parse_int(flag, v, 1, 100000000); break;
+        case O_CHECKMAX: o->check_max = parse_size(flag, v); break;
+        case O_SEED: o->seed = (uint64_t)parse_int(flag, v, 0, LLONG_MAX); break;
+        case O_CSV: o->csv = v; break;
+        case O_JSON: o->json = v; break;
+        case O_DELAY: {
+            char buf[512];
+            snprintf(buf, sizeof buf, "%s", v);
+            o->ndelays = 0;
+            for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+                if (o->ndelays == PERF_MAX_DELAYS) bad(flag, v, "at most 16 delays");
+                o->delays_us[o->ndelays++] = (long)parse_int(flag, tok, 0, 60000000);
+            }
+            if (!o->ndelays) bad(flag, v, "empty list");
+            break;
+        }
+        case O_DRANK: o->delay_rank = (int)parse_int(flag, v, 0, PERF_MAX_RANKS - 1); break;
+        case 'h': perf_usage(stdout); exit(PERF_EXIT_OK);
+        case ':': {
+            const char *a = argv[optind - 1];
+            bad(a, NULL, "missing value");
+            break;
+        }
+        default: {
+            const char *a = optopt ? NULL : argv[optind - 1];
+            char f[8];
+            snprintf(f, sizeof f, "-%c", optopt);
+            bad(a ? a : f, NULL, "unknown flag");
+        }
+        }
+    }
+    if (optind < argc) bad(argv[optind], NULL, "unexpected argument (flags only)");
+
+    /* cross-checks */
+    if (o->ranks_given) {
+        if ((long)o->nthreads * o->ngpus > PERF_MAX_RANKS) bad("-t x -g", NULL, "more than 64 ranks");
+        o->nranks = o->nthreads * o->ngpus;
+    } else {
+        o->nranks = default_ranks > PERF_MAX_RANKS ? PERF_MAX_RANKS : default_ranks;
+    }
+    if (o->nranks > visible) {
+        char why[96];
+        snprintf(why, sizeof why, "%d ranks asked for, %d GPUs visible", o->nranks, visible);
+        bad("-g/-t", NULL, why);
+    }
+    if (!o->minbytes) bad("-b/--minbytes", "0", "must be at least 1 byte");
+    if (o->minbytes > o->maxbytes) bad("-b/--minbytes", NULL, "larger than -e/--maxbytes");
+    if (step_given && factor_given) bad("-i/--stepbytes", NULL, "give -i or -f, not both");
+    if (!factor_given && !o->stepbytes && o->maxbytes > o->minbytes)
+        bad("-i/--stepbytes", "0", "must be > 0 (or use -f)");
+    o->root = 0;
+    if (root_arg) {
+        if (!strcasecmp(root_arg, "all")) o->root = -1;
+        else o->root = (int)parse_int("-r/--root", root_arg, 0, o->nranks - 1);
+    }
+    if (o->ndelays) {
+        if (o->delay_rank < 0) o->delay_rank = o->nranks - 1;
+        if (o->delay_rank >= o->nranks) {
+            char why[64];
+            snprintf(why, sizeof why, "must be below the number of ranks (%d)", o->nranks);
+            bad("--delay-rank", NULL, why);
+        }
+        if (o->nranks < 2) bad("--delay-us", NULL, "needs at least 2 ranks");
+    } else if (o->delay_rank >= 0) {
+        bad("--delay-rank", NULL, "only with --delay-us");
+    }
+    if (o->blocking) {
+        if (mode_given && o->pccl_mode == PERF_PCCL_CHAIN)
+            bad("--pccl-mode", "chain", "-z 1 waits for every iteration: use wait (or -z 0)");
+        o->pccl_mode = PERF_PCCL_WAIT;
+    }
+}

@@ -1,0 +1,257 @@
+/* pccl-perf: an nccl-tests-style benchmark of pccl against NCCL.
+ *
+ * One process, one host thread per rank (GPU).  For every collective, data
+ * type, op and root asked for, and every size of the sweep, each library runs
+ * out of place and in place: timed iterations, then data checks against the
+ * reference of tests/pccl/check.h.  Both libraries run in the same process on
+ * the same GPUs and buffers, one after the other for each size, so the two
+ * rows of a size are measured under the same conditions.
+ *
+ * Files:  options.c (flags), geometry.c (sizes, counts, bus bandwidth),
+ * data.c (inputs and reference), rank.c (the rank threads: what runs when),
+ * lib_pccl.c, lib_nccl.c (the two libraries behind one interface), dev.c
+ * (device memory: CUDA or, in the host build, plain memory), watchdog.c
+ * (timeouts and aborts), report.c (table, CSV, JSON), main.c.
+ *
+ * Builds: with PERF_HAVE_CUDA and PERF_HAVE_NCCL (nvcc, `make gpu`), or with
+ * neither (gcc, the host build: pccl's host backend only, for CI).
+ */
+#ifndef PCCL_PERF_H
+#define PCCL_PERF_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../../lib/pccl.h"
+#include "../../tests/pccl/check.h"
+
+#define PERF_MAX_RANKS 64
+#define PERF_MAX_DELAYS 16
+#define PERF_MAX_SIZES 4096
+
+/* Exit status. */
+enum {
+    PERF_EXIT_OK = 0,
+    PERF_EXIT_ERROR = 1,   /* a CUDA, NCCL or pccl call failed */
+    PERF_EXIT_ARGS = 2,    /* bad flag: the message names it */
+    PERF_EXIT_TIMEOUT = 3, /* an iteration did not finish within --timeout */
+    PERF_EXIT_WRONG = 4,   /* a data check found wrong elements */
+    PERF_EXIT_SKIP = 77    /* no GPU */
+};
+
+enum { PERF_LIB_NCCL = 0, PERF_LIB_PCCL = 1, PERF_NLIBS = 2 };
+enum { PERF_PCCL_CHAIN = 0, PERF_PCCL_WAIT = 1 };
+enum { PERF_AVG_RANK0 = 0, PERF_AVG_MEAN = 1, PERF_AVG_MIN = 2, PERF_AVG_MAX = 3 };
+
+/* ---- options (options.c) --------------------------------------------------- */
+
+typedef struct {
+    int nthreads, ngpus, nranks; /* nranks = nthreads * ngpus, one host thread each */
+    int ranks_given;             /* -t or -g on the command line */
+    size_t minbytes, maxbytes, stepbytes;
+    double stepfactor;           /* > 1: multiply; else add stepbytes */
+    int iters, warmup, check, blocking, average;
+    size_t iter_bytes;           /* 0, or: a size S runs about iter_bytes / S iterations */
+    int min_iters;
+    double timeout;
+    unsigned colls;              /* bit per pcclCollType_t */
+    int ntypes, nops;
+    pcclDataType_t types[pcclNumTypes];
+    pcclRedOp_t ops[pcclNumOps];
+    int root;                    /* -1: every rank in turn */
+    unsigned libs;               /* bit per PERF_LIB_* */
+    int pccl_mode;               /* PERF_PCCL_CHAIN or PERF_PCCL_WAIT */
+    size_t check_max;            /* sizes above it are not checked (0: no limit) */
+    uint64_t seed;
+    const char *csv, *json;
+    int ndelays, delay_rank;     /* preemption-cost mode (--delay-us) */
+    long delays_us[PERF_MAX_DELAYS];
+} perf_opts;
+
+/* Parses argv into *o (visible: ranks possible; default_ranks: without -t
+ * and -g).  Bad input: message naming the flag, exit PERF_EXIT_ARGS. */
+void perf_parse_args(perf_opts *o, int argc, char **argv, int visible, int default_ranks);
+void perf_usage(FILE *f);
+
+/* ---- geometry (geometry.c) ------------------------------------------------- */
+
+/* One table: a collective with its type, op and root. */
+typedef struct {
+    pcclCollType_t coll;
+    pcclDataType_t dtype;
+    pcclRedOp_t op; /* pcclSum where the collective has none */
+    int root;       /* -1 where the collective has none */
+} perf_test;
+
+/* One row: a test at one size. */
+typedef struct {
+    perf_test t;
+    size_t bytes;   /* the size column: max(send, recv) bytes, as nccl-tests */
+    ck_coll c;      /* the collective as check.h sees it (count as passed to the library) */
+    int size_idx;   /* position in the sweep: pccl's collective id follows it */
+    int iters, warmup;
+} perf_case;
+
+const char *perf_coll_name(pcclCollType_t c); /* all_reduce ... as nccl-tests' binaries */
+const char *perf_type_name(pcclDataType_t t); /* float, half ... as nccl-tests */
+const char *perf_op_name(const perf_test *t); /* sum ... or "none" */
+int perf_parse_coll(const char *s);           /* -1 if unknown */
+int perf_parse_type(const char *s);
+int perf_parse_op(const char *s);
+/* The sweep: sizes from minbytes to maxbytes.  Returns how many (0: none). */
+int perf_sizes(const perf_opts *o, size_t *out, int cap);
+/* Fills *k for test t at `bytes`; returns 0 when the count is 0 (no row). */
+int perf_case_make(const perf_opts *o, const perf_test *t, size_t bytes, int nranks, int size_idx, perf_case *k);
+double perf_busbw_factor(pcclCollType_t c, int nranks);
+/* Where iteration `iter` of rank `rank` reads and writes: nccl-tests moves
+ * the buffers by one collective's size per iteration within the allocation. */
+void perf_ptrs(const perf_case *k, int rank, char *send, char *recv, size_t alloc, int inplace, int iter,
+               void **s, void **r);
+
+/* ---- device memory (dev.c) ------------------------------------------------- */
+
+int dev_count(void); /* GPUs visible (host build: PERF_MAX_RANKS) */
+int dev_set(int dev);
+void *dev_alloc(size_t bytes);
+void dev_free(void *p);
+int dev_h2d(void *dst, const void *src, size_t n);
+int dev_d2h(void *dst, const void *src, size_t n);
+const char *dev_last_error(void);
+/* "GPU 0: NVIDIA H200; ..." or "host backend (no GPU)" */
+void dev_describe(char *buf, size_t len, int nranks);
+
+/* ---- the team of rank threads (rank.c) ------------------------------------ */
+
+typedef struct perf_team perf_team;
+
+typedef struct {
+    struct perf_rank *R;
+    int id;               /* pccl collective id */
+    const perf_case *k;
+    int inplace, next, end;
+    volatile int status;  /* first error seen by the callback */
+} perf_chain;
+
+typedef struct perf_rank {
+    perf_team *T;
+    int rank, dev;
+    pthread_t tid;
+    char *send, *recv;          /* device buffers, T->alloc bytes each */
+    char *hin, *hgot, *hown;    /* host: inputs, what came back, own reference */
+    int *pccl_id;               /* this test's collective id per size index */
+    pcclComm_t pcomm;           /* this test's pccl communicator (rank 0 creates them) */
+    perf_chain chain;
+    void *nccl;                 /* lib_nccl.c's per-rank state */
+    double sec;                 /* last timing of this rank */
+    long long wrong;            /* last check of this rank */
+    char msg[512];              /* its first mismatch */
+    uint64_t preempt0, quits0;  /* pccl counters before a delay run */
+} perf_rank;
+
+/* A result: one library, one placement, one case. */
+typedef struct {
+    perf_test t;
+    int lib, inplace, nranks, iters, warmup;
+    size_t bytes, count;
+    double time_us, algbw, busbw;
+    long long wrong; /* -1: not checked */
+    long delay_us;   /* -1: not a delay run */
+    double preempt_per_iter, quits_per_iter; /* pccl, delay runs; else -1 */
+    double ratio, dtime_us; /* pccl rows when NCCL ran too: NCCL time / pccl time, difference; else NAN */
+} perf_row;
+
+struct perf_team {
+    const perf_opts *o;
+    int argc;
+    char **argv;
+    int nranks;
+    perf_test *tests;          /* every table, in order */
+    int ntests;
+    size_t *sizes;             /* the sweep */
+    int nsizes;
+    size_t alloc;              /* bytes of each device buffer */
+    perf_rank rank[PERF_MAX_RANKS];
+    pthread_barrier_t bar;
+    char *hexp;                /* the reference shared by all ranks */
+    size_t hexp_bytes;
+    pcclComm_t pcomm[PERF_MAX_RANKS];
+    perf_row *rows;            /* every result, for CSV and JSON */
+    int nrows, cap;
+    long long wrong_total;
+    int unchecked;             /* rows not checked (above --check-max) */
+    FILE *csv;
+};
+
+/* Runs everything on nranks threads; returns the exit status. */
+int perf_team_run(perf_team *T);
+void perf_barrier(perf_rank *R);
+
+/* ---- the libraries (lib_pccl.c, lib_nccl.c) ------------------------------- */
+
+typedef struct {
+    const char *name;
+    int available;
+    /* main thread, before the rank threads start / after they ended */
+    int (*setup)(perf_team *T);
+    void (*teardown)(perf_team *T);
+    /* every rank, at the start and end of a test (between barriers) */
+    int (*test_begin)(perf_rank *R, const perf_case *cases, int ncases);
+    int (*test_end)(perf_rank *R);
+    /* iterations [iter0, iter0+n) of case k on this rank, issued as fast as
+     * the library allows (see rank.c), returning once all completed */
+    int (*run)(perf_rank *R, const perf_case *k, int inplace, int iter0, int n);
+    /* after this library's work: nothing of it may still run on the GPU */
+    int (*quiesce)(perf_rank *R);
+    /* counters for delay runs (may be NULL) */
+    void (*counters)(perf_rank *R, uint64_t *preempt, uint64_t *quits, int *blocks);
+    /* watchdog: abort everything this library has in flight */
+    void (*abort_all)(perf_team *T);
+    const char *(*version)(void);
+} perf_lib;
+
+extern const perf_lib perf_lib_pccl;
+extern const perf_lib perf_lib_nccl;
+const perf_lib *perf_lib_get(int lib);
+
+/* ---- data (data.c) --------------------------------------------------------- */
+
+/* Host buffers for checks (called once, when checks are on). */
+int perf_data_alloc(perf_team *T);
+/* Rank R's inputs for check seed into R->hin and its share of the
+ * reference; every rank must call it, then meet in a barrier. */
+void perf_data_prepare(perf_rank *R, const perf_case *k, uint64_t seed);
+/* Loads the inputs (and the sentinel) into the device buffers of iteration 0. */
+int perf_data_load(perf_rank *R, const perf_case *k, int inplace);
+/* Fetches iteration 0's output and counts wrong elements (msg: the first). */
+long long perf_data_verify(perf_rank *R, const perf_case *k, int inplace);
+
+/* ---- watchdog (watchdog.c) --------------------------------------------------- */
+
+void perf_wd_start(perf_team *T, double timeout);
+void perf_wd_stop(void);
+void perf_wd_arm(void);      /* a rank waits for the GPU (library call) */
+void perf_wd_disarm(void);
+void perf_wd_progress(void); /* an iteration completed */
+int perf_aborting(void);     /* set once: leave polling loops */
+/* Prints the message, aborts every library's communicators and _exits. */
+void perf_fatal(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+void perf_set_where(int rank, const char *what); /* for the timeout report */
+
+/* ---- report (report.c) --------------------------------------------------------- */
+
+void perf_report_header(perf_team *T);
+void perf_report_table_begin(perf_team *T, const perf_test *t);
+/* rows[lib][inplace] of one size; a library not run has rows[lib][0].lib < 0 */
+void perf_report_size(perf_team *T, const perf_case *k, perf_row rows[PERF_NLIBS][2]);
+void perf_report_delay_begin(perf_team *T, const perf_test *t);
+void perf_report_delay(perf_team *T, const perf_case *k, perf_row rows[PERF_NLIBS]);
+void perf_report_add(perf_team *T, const perf_row *r);
+void perf_report_summary(perf_team *T);
+int perf_report_open_csv(perf_team *T); /* before the run; 0 ok */
+int perf_report_files(perf_team *T);    /* closes the CSV, writes the JSON; 0 ok */
+
+double perf_now(void);
+
+#endif

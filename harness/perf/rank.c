@@ -1,0 +1,271 @@
+/* rank.c: the rank threads, one per rank (GPU), in lockstep.
+ *
+ * For each test (table) and each size, in this order:
+ *   1. timing: for each library, out of place then in place: -w warm-up
+ *      iterations, a barrier of the rank threads, -n iterations, the clock
+ *      read when this rank saw the last one complete (nccl-tests' BenchTime;
+ *      -z 1: each iteration waited for, then a barrier);
+ *   2. checks (-c times): new inputs (check.h, seed --seed + k), then for
+ *      each library and placement: inputs and sentinel loaded, one iteration,
+ *      output fetched and compared;
+ *   3. rank 0 reports the size's rows.
+ * After any pccl work, the rank waits for pccl's daemon to quit before NCCL
+ * runs, so that the two never share the GPU.  Rank 0 aggregates the ranks'
+ * times (-a) as nccl-tests does.
+ *
+ * --delay-us replaces 1-2 with the preemption-cost runs (run_delays). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perf.h"
+
+void perf_barrier(perf_rank *R) { pthread_barrier_wait(&R->T->bar); }
+
+static int lib_on(const perf_team *T, int l) { return (T->o->libs >> l) & 1u; }
+
+/* Rank 0, after a barrier: the ranks' seconds per iteration, as -a says. */
+static double team_seconds(const perf_team *T)
+{
+    double x = T->rank[0].sec;
+    for (int r = 1; r < T->nranks; r++) {
+        double s = T->rank[r].sec;
+        switch (T->o->average) {
+        case PERF_AVG_MEAN: x += s; break;
+        case PERF_AVG_MIN: x = s < x ? s : x; break;
+        case PERF_AVG_MAX: x = s > x ? s : x; break;
+        default: break;
+        }
+    }
+    return T->o->average == PERF_AVG_MEAN ? x / T->nranks : x;
+}
+
+static void fill_row(const perf_team *T, perf_row *row, const perf_case *k, int lib, int inplace, double sec)
+{
+    memset(row, 0, sizeof *row);
+    row->t = k->t;
+    row->lib = lib;
+    row->inplace = inplace;
+    row->nranks = T->nranks;
+    row->iters = k->iters;
+    row->warmup = k->warmup;
+    row->bytes = k->bytes;
+    row->count = k->c.count;
+    row->time_us = sec * 1e6;
+    row->algbw = sec > 0 ? (double)k->bytes / 1e9 / sec : 0;
+    row->busbw = row->algbw * perf_busbw_factor(k->t.coll, T->nranks);
+    row->wrong = -1;
+    row->delay_us = -1;
+    row->preempt_per_iter = row->quits_per_iter = -1;
+    row->ratio = row->dtime_us = NAN;
+}
+
+static void timed(perf_rank *R, const perf_lib *L, const perf_case *k, int inplace)
+{
+    perf_set_where(R->rank, inplace ? "timing, in place" : "timing, out of place");
+    if (k->warmup) L->run(R, k, inplace, 0, k->warmup);
+    perf_barrier(R);
+    double t0 = perf_now();
+    if (R->T->o->blocking) {
+        for (int i = 0; i < k->iters; i++) {
+            L->run(R, k, inplace, i, 1);
+            perf_barrier(R);
+        }
+    } else {
+        L->run(R, k, inplace, 0, k->iters);
+    }
+    R->sec = (perf_now() - t0) / k->iters;
+    L->quiesce(R);
+}
+
+/* Test knob (tests/perf.sh): PCCL_PERF_TEST_CORRUPT=LIB plants one wrong
+ * element in rank 0's out-of-place output of LIB, in device memory, after the
+ * collective and before the check fetches it: the check must report it. */
+static void plant_wrong(perf_rank *R, const perf_case *k, int lib, int inplace)
+{
+    const char *e = getenv("PCCL_PERF_TEST_CORRUPT");
+    if (!e || strcmp(e, perf_lib_get(lib)->name) || R->rank != 0 || inplace || !ck_writes_recv(&k->c, 0)) return;
+    void *s, *d;
+    perf_ptrs(k, 0, R->send, R->recv, R->T->alloc, 0, 0, &s, &d);
+    unsigned char x[8];
+    size_t es = ck_type_size(k->c.dtype);
+    if (dev_d2h(x, d, es)) return;
+    x[es - 1] ^= 0xFF; /* sign and exponent, or the top byte: far outside any tolerance */
+    dev_h2d(d, x, es);
+}
+
+static void checked(perf_rank *R, const perf_lib *L, const perf_case *k, int lib, int inplace)
+{
+    perf_set_where(R->rank, inplace ? "data check, in place" : "data check, out of place");
+    perf_data_load(R, k, inplace);
+    L->run(R, k, inplace, 0, 1);
+    plant_wrong(R, k, lib, inplace);
+    R->wrong = perf_data_verify(R, k, inplace);
+    L->quiesce(R);
+}
+
+/* Rank 0: adds the ranks' wrong elements to row; prints each rank's first. */
+static void tally_wrong(perf_team *T, perf_row *row)
+{
+    if (row->wrong < 0) row->wrong = 0;
+    for (int r = 0; r < T->nranks; r++) {
+        perf_rank *X = &T->rank[r];
+        if (!X->wrong) continue;
+        row->wrong += X->wrong;
+        fflush(stdout);
+        fprintf(stderr, "# wrong data (%s, %s): %s\n", perf_lib_get(row->lib)->name,
+                row->inplace ? "in place" : "out of place", X->msg);
+    }
+}
+
+static void run_size(perf_rank *R, const perf_case *k)
+{
+    perf_team *T = R->T;
+    const perf_opts *o = T->o;
+    perf_row rows[PERF_NLIBS][2];
+    for (int l = 0; l < PERF_NLIBS; l++) rows[l][0].lib = rows[l][1].lib = -1;
+
+    for (int l = 0; l < PERF_NLIBS; l++) {
+        if (!lib_on(T, l)) continue;
+        for (int ip = 0; ip < 2; ip++) {
+            timed(R, perf_lib_get(l), k, ip);
+            perf_barrier(R);
+            if (R->rank == 0) fill_row(T, &rows[l][ip], k, l, ip, team_seconds(T));
+        }
+    }
+    int check = o->check && (!o->check_max || k->bytes <= o->check_max);
+    for (int c = 0; c < (check ? o->check : 0); c++) {
+        perf_set_where(R->rank, "making inputs and reference");
+        perf_data_prepare(R, k, o->seed + (uint64_t)c);
+        perf_barrier(R);
+        for (int l = 0; l < PERF_NLIBS; l++) {
+            if (!lib_on(T, l)) continue;
+            for (int ip = 0; ip < 2; ip++) {
+                checked(R, perf_lib_get(l), k, l, ip);
+                perf_barrier(R);
+                if (R->rank == 0) tally_wrong(T, &rows[l][ip]);
+                perf_barrier(R);
+            }
+        }
+    }
+    if (R->rank == 0) {
+        if (!check) T->unchecked++;
+        perf_report_size(T, k, rows);
+    }
+}
+
+static void spin_us(long us)
+{
+    double end = perf_now() + (double)us * 1e-6;
+    while (perf_now() < end) {}
+}
+
+/* Preemption cost: every iteration waited for (both libraries alike); rank
+ * --delay-rank busy-waits `delay` us before invoking, the others invoke at
+ * once and so wait that long for it inside the collective: NCCL's kernels
+ * spin, pccl's daemon preempts the collective (and quits after PCCL_QUIT_US
+ * without progress).  Reported: time per iteration, pccl's preemptions per
+ * iteration and block and quits per iteration, averaged over ranks. */
+static void run_delays(perf_rank *R, const perf_case *k)
+{
+    perf_team *T = R->T;
+    const perf_opts *o = T->o;
+    for (int d = 0; d < o->ndelays; d++) {
+        long delay = o->delays_us[d];
+        perf_row rows[PERF_NLIBS];
+        for (int l = 0; l < PERF_NLIBS; l++) rows[l].lib = -1;
+        for (int l = 0; l < PERF_NLIBS; l++) {
+            if (!lib_on(T, l)) continue;
+            const perf_lib *L = perf_lib_get(l);
+            perf_set_where(R->rank, "delay run");
+            for (int i = 0; i < k->warmup; i++) L->run(R, k, 0, i, 1);
+            /* pccl adds a daemon's counters when it quits: read them with
+             * the daemon quit, before and after */
+            L->quiesce(R);
+            uint64_t p0 = 0, q0 = 0, p1 = 0, q1 = 0;
+            int blocks = 1;
+            if (L->counters) L->counters(R, &p0, &q0, &blocks);
+            perf_barrier(R);
+            double t0 = perf_now();
+            for (int i = 0; i < k->iters; i++) {
+                if (R->rank == o->delay_rank) spin_us(delay);
+                L->run(R, k, 0, i, 1);
+            }
+            R->sec = (perf_now() - t0) / k->iters;
+            L->quiesce(R);
+            if (L->counters) L->counters(R, &p1, &q1, &blocks);
+            R->preempt0 = p1 - p0;
+            R->quits0 = q1 - q0 > 0 ? q1 - q0 - 1 : 0; /* not the quit that quiesce waited for */
+            perf_barrier(R);
+            if (R->rank == 0) {
+                perf_row *row = &rows[l];
+                fill_row(T, row, k, l, 0, team_seconds(T));
+                row->delay_us = delay;
+                if (L->counters) {
+                    double p = 0, q = 0;
+                    for (int r = 0; r < T->nranks; r++) {
+                        p += (double)T->rank[r].preempt0;
+                        q += (double)T->rank[r].quits0;
+                    }
+                    row->preempt_per_iter = p / T->nranks / blocks / k->iters;
+                    row->quits_per_iter = q / T->nranks / k->iters;
+                }
+            }
+            perf_barrier(R);
+        }
+        if (R->rank == 0) perf_report_delay(T, k, rows);
+    }
+}
+
+static void *rank_main(void *arg)
+{
+    perf_rank *R = arg;
+    perf_team *T = R->T;
+    if (dev_set(R->dev)) perf_fatal(PERF_EXIT_ERROR, "rank %d: %s", R->rank, dev_last_error());
+    R->send = dev_alloc(T->alloc);
+    R->recv = dev_alloc(T->alloc);
+    if (!R->send || !R->recv)
+        perf_fatal(PERF_EXIT_ERROR, "rank %d: 2 x %zu bytes of device memory: %s", R->rank, T->alloc,
+                   dev_last_error());
+    R->pccl_id = calloc((size_t)T->nsizes, sizeof(int));
+    perf_case *cases = calloc((size_t)T->nsizes, sizeof(perf_case));
+    if (!R->pccl_id || !cases) perf_fatal(PERF_EXIT_ERROR, "out of host memory");
+
+    for (int t = 0; t < T->ntests; t++) {
+        int n = 0;
+        for (int s = 0; s < T->nsizes; s++)
+            n += perf_case_make(T->o, &T->tests[t], T->sizes[s], T->nranks, s, &cases[n]);
+        if (!n) continue;
+        if (R->rank == 0) {
+            if (T->o->ndelays) perf_report_delay_begin(T, &T->tests[t]);
+            else perf_report_table_begin(T, &T->tests[t]);
+        }
+        for (int l = 0; l < PERF_NLIBS; l++)
+            if (lib_on(T, l)) perf_lib_get(l)->test_begin(R, cases, n);
+        for (int i = 0; i < n; i++) {
+            if (T->o->ndelays) run_delays(R, &cases[i]);
+            else run_size(R, &cases[i]);
+        }
+        for (int l = 0; l < PERF_NLIBS; l++)
+            if (lib_on(T, l)) perf_lib_get(l)->test_end(R);
+    }
+    perf_set_where(R->rank, "finished");
+    perf_barrier(R);
+    dev_free(R->send);
+    dev_free(R->recv);
+    free(R->pccl_id);
+    free(cases);
+    return NULL;
+}
+
+int perf_team_run(perf_team *T)
+{
+    if (pthread_barrier_init(&T->bar, NULL, (unsigned)T->nranks))
+        perf_fatal(PERF_EXIT_ERROR, "pthread_barrier_init failed");
+    for (int r = 0; r < T->nranks; r++)
+        if (pthread_create(&T->rank[r].tid, NULL, rank_main, &T->rank[r]))
+            perf_fatal(PERF_EXIT_ERROR, "cannot start rank thread %d", r);
+    for (int r = 0; r < T->nranks; r++) pthread_join(T->rank[r].tid, NULL);
+    pthread_barrier_destroy(&T->bar);
+    return 0;
+}

@@ -1,0 +1,352 @@
+/* report.c: what pccl-perf writes.
+ *
+ *   stdout  nccl-tests' table (size count type redop root, then time algbw
+ *           busbw #wrong out of place and in place), one row per library,
+ *           with `lib` after root and, on pccl's rows when NCCL ran too,
+ *           ratio = pccl busbw / NCCL busbw (= NCCL time / pccl time) and
+ *           dtime = pccl time - NCCL time (us), per placement;
+ *   --csv   one line per library, placement and size, written as they come
+ *           (a run cut short by a timeout keeps what it measured);
+ *   --json  the same rows with the configuration, at the end.
+ * Times are printed as nccl-tests prints them (%7.2f below 100 us ...). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "perf.h"
+
+extern char **environ;
+
+static const char *csv_header =
+    "mode,coll,nranks,lib,placement,size,count,type,redop,root,iters,warmup,time_us,algbw_GBs,busbw_GBs,wrong,"
+    "ratio,dtime_us,delay_us,preempt_per_iter_block,quits_per_iter\n";
+
+static int both_libs(const perf_team *T) { return (T->o->libs & 3u) == 3u; }
+
+static void fmt_time(char *b, size_t n, double us)
+{
+    if (us >= 10000.0) snprintf(b, n, "%7.0f", us);
+    else if (us >= 100.0) snprintf(b, n, "%7.1f", us);
+    else snprintf(b, n, "%7.2f", us);
+}
+
+static void command_line(const perf_team *T, char *b, size_t n)
+{
+    size_t k = 0;
+    b[0] = 0;
+    for (int i = 0; i < T->argc && k < n; i++) k += (size_t)snprintf(b + k, n - k, "%s%s", i ? " " : "", T->argv[i]);
+}
+
+static const char *libs_line(const perf_team *T, char *b, size_t n)
+{
+    size_t k = 0;
+    b[0] = 0;
+    for (int l = 0; l < PERF_NLIBS && k < n; l++)
+        if ((T->o->libs >> l) & 1u) k += (size_t)snprintf(b + k, n - k, "%s%s", k ? ", " : "", perf_lib_get(l)->version());
+    return b;
+}
+
+void perf_report_header(perf_team *T)
+{
+    const perf_opts *o = T->o;
+    char cmd[2048], libs[128], devs[2048], host[256] = "?";
+    command_line(T, cmd, sizeof cmd);
+    dev_describe(devs, sizeof devs, T->nranks);
+    gethostname(host, sizeof host - 1);
+    printf("# pccl-perf: %s\n", cmd);
+    char step[64];
+    if (o->stepfactor > 1) snprintf(step, sizeof step, "%g(factor)", o->stepfactor);
+    else snprintf(step, sizeof step, "%zu(bytes)", o->stepbytes);
+    printf("# nranks %d (one thread each) minBytes %zu maxBytes %zu step: %s warmup iters: %d iters: %d "
+           "validation: %d blocking: %d average: %d\n",
+           T->nranks, o->minbytes, o->maxbytes, step, o->warmup, o->iters, o->check, o->blocking, o->average);
+    if (o->iter_bytes)
+        printf("# iterations per size: about %zu bytes / size, between --min-iters %d and -n %d\n", o->iter_bytes,
+               o->min_iters, o->iters);
+    printf("# libraries: %s; pccl iterations: %s\n", libs_line(T, libs, sizeof libs),
+           o->pccl_mode == PERF_PCCL_CHAIN ? "chain (the completion callback issues the next)"
+                                           : "wait (pcclRun, pcclWait)");
+    printf("# host %s; %s\n", host, devs);
+    for (char **e = environ; *e; e++)
+        if (!strncmp(*e, "PCCL_", 5) || !strncmp(*e, "NCCL_", 5)) printf("# env %s\n", *e);
+}
+
+/* ---- the nccl-tests table ------------------------------------------------------ */
+
+#define PREFIX_FMT "%12zu  %12zu  %8s  %6s  %6d  %4s"
+#define PREFIX_HDR "# %10s  %12s  %8s  %6s  %6s  %4s"
+#define GROUP_HDR "  %7s  %6s  %6s  %6s"
+#define VS_HDR "  %6s  %8s"
+
+void perf_report_table_begin(perf_team *T, const perf_test *t)
+{
+    int vs = both_libs(T);
+    int group = 2 + 7 + 3 * (2 + 6) + (vs ? 2 + 6 + 2 + 8 : 0);
+    printf("#\n# %s: %s", perf_coll_name(t->coll), perf_type_name(t->dtype));
+    if (ck_has_op(t->coll)) printf(" %s", perf_op_name(t));
+    if (t->root >= 0) printf(", root %d", t->root);
+    printf("%s\n", vs ? "  (ratio = pccl busbw / NCCL busbw; dtime = pccl time - NCCL time)" : "");
+    printf("# %56s  %-*s%s\n", "", group - 2, "out-of-place", "in-place");
+    printf(PREFIX_HDR, "size", "count", "type", "redop", "root", "lib");
+    for (int g = 0; g < 2; g++) {
+        printf(GROUP_HDR, "time", "algbw", "busbw", "#wrong");
+        if (vs) printf(VS_HDR, "ratio", "dtime");
+    }
+    printf("\n" PREFIX_HDR, "(B)", "(elements)", "", "", "", "");
+    for (int g = 0; g < 2; g++) {
+        printf(GROUP_HDR, "(us)", "(GB/s)", "(GB/s)", "");
+        if (vs) printf(VS_HDR, "(x)", "(us)");
+    }
+    printf("\n");
+    fflush(stdout);
+}
+
+static void csv_row(perf_team *T, const perf_row *r)
+{
+    if (!T->csv) return;
+    FILE *f = T->csv;
+    fprintf(f, "%s,%s,%d,%s,%s,%zu,%zu,%s,%s,%d,%d,%d,%.6g,%.6g,%.6g,", r->delay_us >= 0 ? "delay" : "bench",
+            perf_coll_name(r->t.coll), r->nranks, perf_lib_get(r->lib)->name, r->inplace ? "in" : "out", r->bytes,
+            r->count, perf_type_name(r->t.dtype), perf_op_name(&r->t), r->t.root, r->iters, r->warmup, r->time_us,
+            r->algbw, r->busbw);
+    if (r->wrong >= 0) fprintf(f, "%lld", r->wrong);
+    fputc(',', f);
+    if (!isnan(r->ratio)) fprintf(f, "%.6g,%.6g", r->ratio, r->dtime_us);
+    else fputc(',', f);
+    fputc(',', f);
+    if (r->delay_us >= 0) fprintf(f, "%ld", r->delay_us);
+    fputc(',', f);
+    if (r->preempt_per_iter >= 0) fprintf(f, "%.6g,%.6g", r->preempt_per_iter, r->quits_per_iter);
+    else fputc(',', f);
+    fputc('\n', f);
+    fflush(f);
+}
+
+void perf_report_add(perf_team *T, const perf_row *r)
+{
+    if (T->nrows == T->cap) {
+        T->cap = T->cap ? 2 * T->cap : 256;
+        T->rows = realloc(T->rows, (size_t)T->cap * sizeof *T->rows);
+        if (!T->rows) perf_fatal(PERF_EXIT_ERROR, "out of host memory");
+    }
+    T->rows[T->nrows++] = *r;
+    if (r->wrong > 0) T->wrong_total += r->wrong;
+    csv_row(T, r);
+}
+
+void perf_report_size(perf_team *T, const perf_case *k, perf_row rows[PERF_NLIBS][2])
+{
+    int vs = both_libs(T);
+    for (int ip = 0; vs && ip < 2; ip++) {
+        perf_row *n = &rows[PERF_LIB_NCCL][ip], *p = &rows[PERF_LIB_PCCL][ip];
+        p->ratio = p->time_us > 0 ? n->time_us / p->time_us : NAN;
+        p->dtime_us = p->time_us - n->time_us;
+    }
+    for (int l = 0; l < PERF_NLIBS; l++) {
+        if (rows[l][0].lib < 0) continue;
+        printf(PREFIX_FMT, k->bytes, k->c.count, perf_type_name(k->t.dtype), perf_op_name(&k->t), k->t.root,
+               perf_lib_get(l)->name);
+        for (int ip = 0; ip < 2; ip++) {
+            perf_row *r = &rows[l][ip];
+            char t[32], w[32], ra[32] = "-", dt[32] = "-";
+            fmt_time(t, sizeof t, r->time_us);
+            if (r->wrong >= 0) snprintf(w, sizeof w, "%lld", r->wrong);
+            else snprintf(w, sizeof w, "N/A");
+            printf("  %7s  %6.2f  %6.2f  %6s", t, r->algbw, r->busbw, w);
+            if (vs) {
+                if (!isnan(r->ratio)) {
+                    snprintf(ra, sizeof ra, "%.2f", r->ratio);
+                    snprintf(dt, sizeof dt, "%+.2f", r->dtime_us);
+                }
+                printf(VS_HDR, ra, dt);
+            }
+            perf_report_add(T, r);
+        }
+        printf("\n");
+    }
+    fflush(stdout);
+}
+
+/* ---- preemption-cost table ------------------------------------------------------ */
+
+static double delay_base[PERF_NLIBS];
+static const perf_case *delay_case;
+
+void perf_report_delay_begin(perf_team *T, const perf_test *t)
+{
+    printf("#\n# preemption cost: %s %s", perf_coll_name(t->coll), perf_type_name(t->dtype));
+    if (ck_has_op(t->coll)) printf(" %s", perf_op_name(t));
+    if (t->root >= 0) printf(", root %d", t->root);
+    printf("; rank %d invokes every iteration `delay` us late (busy wait), the others at once;\n"
+           "# every iteration is waited for.  extra = (time - delay) - (time - delay at delay 0);\n"
+           "# pccl's preemptions per iteration and daemon block, and daemon quits per iteration, mean over ranks\n",
+           T->o->delay_rank);
+#define DELAY_HDR "# %10s  %12s  %8s  %6s  %6s  %8s  %4s  %8s  %8s  %8s  %8s  %8s\n"
+    printf(DELAY_HDR, "size", "count", "type", "redop", "root", "delay", "lib", "time", "-delay", "extra", "preempt",
+           "quits");
+    printf(DELAY_HDR, "(B)", "(elements)", "", "", "", "(us)", "", "(us)", "(us)", "(us)", "/it/blk", "/it");
+    fflush(stdout);
+}
+
+void perf_report_delay(perf_team *T, const perf_case *k, perf_row rows[PERF_NLIBS])
+{
+    if (delay_case != k) { /* a new size: no base yet */
+        delay_case = k;
+        for (int l = 0; l < PERF_NLIBS; l++) delay_base[l] = NAN;
+    }
+    for (int l = 0; l < PERF_NLIBS; l++) {
+        perf_row *r = &rows[l];
+        if (r->lib < 0) continue;
+        double net = r->time_us - (double)r->delay_us;
+        if (r->delay_us == 0) delay_base[l] = net;
+        char ex[32] = "-", pre[32] = "-", qu[32] = "-";
+        if (!isnan(delay_base[l])) snprintf(ex, sizeof ex, "%+.2f", net - delay_base[l]);
+        if (r->preempt_per_iter >= 0) {
+            snprintf(pre, sizeof pre, "%.2f", r->preempt_per_iter);
+            snprintf(qu, sizeof qu, "%.3f", r->quits_per_iter);
+        }
+        printf("%12zu  %12zu  %8s  %6s  %6d  %8ld  %4s  %8.2f  %8.2f  %8s  %8s  %8s\n", k->bytes, k->c.count,
+               perf_type_name(k->t.dtype), perf_op_name(&k->t), k->t.root, r->delay_us,
+               perf_lib_get(l)->name, r->time_us, net, ex, pre, qu);
+        perf_report_add(T, r);
+    }
+    fflush(stdout);
+}
+
+/* ---- the end ----------------------------------------------------------------------- */
+
+void perf_report_summary(perf_team *T)
+{
+    double sum[PERF_NLIBS] = {0}, logr = 0;
+    int n[PERF_NLIBS] = {0}, nr = 0;
+    for (int i = 0; i < T->nrows; i++) {
+        const perf_row *r = &T->rows[i];
+        if (r->delay_us >= 0) continue;
+        sum[r->lib] += r->busbw;
+        n[r->lib]++;
+        if (!isnan(r->ratio) && r->ratio > 0) {
+            logr += log(r->ratio);
+            nr++;
+        }
+    }
+    printf("#\n# Out of bounds values : %lld %s\n", T->wrong_total, T->wrong_total ? "FAILED" : "OK");
+    if (T->unchecked) printf("# Not checked          : %d sizes (above --check-max or -c 0)\n", T->unchecked);
+    for (int l = 0; l < PERF_NLIBS; l++)
+        if (n[l]) printf("# Avg bus bandwidth    : %.4g GB/s (%s, mean of %d rows)\n", sum[l] / n[l], perf_lib_get(l)->name, n[l]);
+    if (nr) printf("# pccl / NCCL busbw    : %.3f (geometric mean of %d ratios)\n", exp(logr / nr), nr);
+    printf("#\n");
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+        else if (c < 0x20) fprintf(f, "\\u%04x", c);
+        else fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void json_num(FILE *f, const char *key, double v, int last)
+{
+    fprintf(f, "\"%s\": ", key);
+    if (isnan(v) || v < 0) fprintf(f, "null");
+    else fprintf(f, "%.6g", v);
+    fprintf(f, last ? "" : ", ");
+}
+
+static int write_json(perf_team *T, const char *path)
+{
+    const perf_opts *o = T->o;
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    char cmd[2048], devs[2048];
+    command_line(T, cmd, sizeof cmd);
+    dev_describe(devs, sizeof devs, T->nranks);
+    fprintf(f, "{\n  \"program\": \"pccl-perf\",\n  \"command\": ");
+    json_str(f, cmd);
+    fprintf(f, ",\n  \"devices\": ");
+    json_str(f, devs);
+    fprintf(f, ",\n  \"libraries\": {");
+    int first = 1;
+    for (int l = 0; l < PERF_NLIBS; l++)
+        if ((o->libs >> l) & 1u) {
+            fprintf(f, "%s\"%s\": ", first ? "" : ", ", perf_lib_get(l)->name);
+            json_str(f, perf_lib_get(l)->version());
+            first = 0;
+        }
+    fprintf(f, "},\n  \"config\": {\"nranks\": %d, \"minbytes\": %zu, \"maxbytes\": %zu, \"stepbytes\": %zu, "
+               "\"stepfactor\": %g, \"iters\": %d, \"warmup\": %d, \"check\": %d, \"blocking\": %d, \"average\": %d, "
+               "\"pccl_mode\": \"%s\", \"iter_bytes\": %zu, \"min_iters\": %d, \"check_max\": %zu, \"timeout\": %g, "
+               "\"seed\": %llu, \"delay_rank\": %d},\n  \"env\": {",
+            T->nranks, o->minbytes, o->maxbytes, o->stepbytes, o->stepfactor, o->iters, o->warmup, o->check,
+            o->blocking, o->average, o->pccl_mode == PERF_PCCL_CHAIN ? "chain" : "wait", o->iter_bytes, o->min_iters,
+            o->check_max, o->timeout, (unsigned long long)o->seed, o->ndelays ? o->delay_rank : -1);
+    first = 1;
+    for (char **e = environ; *e; e++) {
+        if (strncmp(*e, "PCCL_", 5) && strncmp(*e, "NCCL_", 5)) continue;
+        const char *eq = strchr(*e, '=');
+        if (!eq) continue;
+        char key[128];
+        snprintf(key, sizeof key, "%.*s", (int)(eq - *e), *e);
+        fprintf(f, "%s", first ? "" : ", ");
+        json_str(f, key);
+        fprintf(f, ": ");
+        json_str(f, eq + 1);
+        first = 0;
+    }
+    fprintf(f, "},\n  \"wrong\": %lld,\n  \"results\": [\n", T->wrong_total);
+    for (int i = 0; i < T->nrows; i++) {
+        const perf_row *r = &T->rows[i];
+        fprintf(f, "    {\"mode\": \"%s\", \"coll\": \"%s\", \"nranks\": %d, \"lib\": \"%s\", \"placement\": \"%s\", "
+                   "\"size\": %zu, \"count\": %zu, \"type\": \"%s\", \"redop\": \"%s\", \"root\": %d, \"iters\": %d, "
+                   "\"warmup\": %d, ",
+                r->delay_us >= 0 ? "delay" : "bench", perf_coll_name(r->t.coll), r->nranks,
+                perf_lib_get(r->lib)->name, r->inplace ? "in" : "out", r->bytes, r->count,
+                perf_type_name(r->t.dtype), perf_op_name(&r->t), r->t.root, r->iters, r->warmup);
+        json_num(f, "time_us", r->time_us, 0);
+        json_num(f, "algbw_GBs", r->algbw, 0);
+        json_num(f, "busbw_GBs", r->busbw, 0);
+        json_num(f, "wrong", (double)r->wrong, 0);
+        json_num(f, "ratio", r->ratio, 0);
+        fprintf(f, "\"dtime_us\": ");
+        if (isnan(r->dtime_us)) fprintf(f, "null, ");
+        else fprintf(f, "%.6g, ", r->dtime_us);
+        json_num(f, "delay_us", (double)r->delay_us, 0);
+        json_num(f, "preempt_per_iter_block", r->preempt_per_iter, 0);
+        json_num(f, "quits_per_iter", r->quits_per_iter, 1);
+        fprintf(f, "}%s\n", i + 1 < T->nrows ? "," : "");
+    }
+    fprintf(f, "  ]\n}\n");
+    return fclose(f) ? -1 : 0;
+}
+
+int perf_report_files(perf_team *T)
+{
+    int bad = 0;
+    if (T->csv && fclose(T->csv)) {
+        fprintf(stderr, "pccl-perf: writing %s failed\n", T->o->csv);
+        bad = 1;
+    }
+    T->csv = NULL;
+    if (T->o->json && write_json(T, T->o->json)) {
+        fprintf(stderr, "pccl-perf: cannot write %s\n", T->o->json);
+        bad = 1;
+    }
+    return bad;
+}
+
+/* Opens --csv (truncating) and writes the header; called by main before the
+ * run, so a path that cannot be written is a bad flag, not a lost run. */
+int perf_report_open_csv(perf_team *T)
+{
+    if (!T->o->csv) return 0;
+    T->csv = fopen(T->o->csv, "w");
+    if (!T->csv) return -1;
+    fputs(csv_header, T->csv);
+    fflush(T->csv);
+    return 0;
+}

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# perf.sh PCCL_PERF [PCCL_PERF_ASAN]: pccl-perf's host build end to end (pccl's
+# host backend, no GPU): data checks pass and are reported, bad flags exit 2
+# naming the flag, a planted wrong element and a timeout are caught, CSV and
+# JSON agree with the table, scripts/perf runs (and plots where gnuplot is).
+set -u
+perf=${1:?usage: tests/perf.sh build/pccl-perf [build/asan/pccl-perf]}
+asan=${2:-}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+
+ok()  { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; sed 's/^/     | /' "$tmp/err" "$tmp/out" 2>/dev/null | head -20; }
+
+# expect NAME STATUS GREP-PATTERN -- command...: status and a pattern in stdout+stderr
+expect() {
+  local name=$1 want=$2 pat=$3; shift 4
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  if [ "$got" != "$want" ]; then
+    echo "     exit $got, wanted $want" >>"$tmp/err"; bad "$name"; return 1
+  fi
+  if [ -n "$pat" ] && ! cat "$tmp/out" "$tmp/err" | grep -qE -- "$pat"; then
+    echo "     no match for /$pat/" >>"$tmp/err"; bad "$name"; return 1
+  fi
+  ok "$name"
+}
+# check NAME CONDITION-COMMAND...: a plain assertion
+check() { local name=$1; shift; if "$@" >"$tmp/cerr" 2>&1; then ok "$name"; else cat "$tmp/cerr" >>"$tmp/err"; bad "$name"; fi; }
+
+# data rows of a pccl-perf table: lines that start with a size
+rows() { grep -E '^ +[0-9]+ ' "$1"; }
+
+# ---- help and bad flags ---------------------------------------------------------
+expect "--help"                    0 "-b,--minbytes"                 -- "$perf" --help
+expect "unknown flag"              2 "--bogus: unknown flag"         -- "$perf" --bogus
+expect "bad size"                  2 "^pccl-perf: -b 1Q:"            -- "$perf" -b 1Q
+expect "missing value"             2 "-n: missing value"             -- "$perf" -n
+expect "-n 0"                      2 "^pccl-perf: -n 0:"             -- "$perf" -n 0
+expect "unknown collective"        2 "--coll allreduc: unknown name" -- "$perf" --coll allreduc
+expect "unknown type"              2 "-d float17: unknown name"      -- "$perf" -d float17
+expect "unknown op"                2 "-o mean: unknown name"         -- "$perf" -o mean
+expect "root out of range"         2 "-r/--root 5:"                  -- "$perf" -g 2 -r 5
+expect "min above max"             2 "-b/--minbytes: larger than"    -- "$perf" -b 2M -e 1M
+expect "-i and -f"                 2 "-i/--stepbytes: give -i or -f" -- "$perf" -i 1K -f 2
+expect "too many ranks"            2 "-t x -g: more than 64 ranks"   -- "$perf" -t 8 -g 9
+expect "unsupported nccl-tests -m" 2 "-m 2: nccl-tests flag not supported" -- "$perf" -m 2
+expect "unsupported -F"            2 "-F x: not supported: use --csv" -- "$perf" -F x
+expect "no NCCL in the host build" 2 "--lib nccl,pccl: this build of pccl-perf has no NCCL" -- "$perf" --lib nccl,pccl
+expect "-z 1 with chain"           2 "--pccl-mode chain: -z 1 waits" -- "$perf" -z 1 --pccl-mode chain
+expect "--delay-rank alone"        2 "--delay-rank: only with --delay-us" -- "$perf" --delay-rank 0
+expect "unwritable --csv"          2 "--csv $tmp/no/such/dir/x.csv: cannot write" -- "$perf" --csv "$tmp/no/such/dir/x.csv"
+expect "extra argument"            2 "stray: unexpected argument"    -- "$perf" stray
+
+# ---- a checked sweep: every collective, 3 ranks (counts not divisible) ---------------
+small=(-b 4 -e 64K -f 4 -n 3 -w 1)
+if expect "sweep, checked, exit 0" 0 "outcome=OK" -- "$perf" -g 3 "${small[@]}" -c 1 --csv "$tmp/s.csv" --json "$tmp/s.json"; then
+  cp "$tmp/out" "$tmp/s.txt"
+  # all_gather and reduce_scatter skip 4 B (1 float < 3 ranks): 8+7+7+8+8 sizes
+  check "sweep: 38 sizes x 1 library" test "$(rows "$tmp/s.txt" | wc -l)" = 38
+  check "sweep: every #wrong is 0" awk '/^ +[0-9]+ / { n++; if ($10 != "0" || $14 != "0") bad++ } END { exit !(n == 38 && !bad) }' "$tmp/s.txt"
+  check "sweep: all five tables" test "$(grep -cE '^# (all_reduce|all_gather|reduce_scatter|reduce|broadcast): float' "$tmp/s.txt")" = 5
+  check "csv: header + 76 rows (2 placements)" test "$(wc -l < "$tmp/s.csv")" = 77
+  check "csv: wrong is 0 in every row" awk -F, 'NR > 1 { n++; if ($16 != "0") bad++ } END { exit !(n == 76 && !bad) }' "$tmp/s.csv"
+  check "csv: busbw = algbw x factor (all_reduce: 4/3)" awk -F, '$2 == "all_reduce" && $14 > 0 { r = $15 / $14; if (r < 1.33 || r > 1.34) bad++; n++ } END { exit !(n && !bad) }' "$tmp/s.csv"
+  check "csv: algbw = size / time" awk -F, 'NR > 1 && $13 > 0 { a = $6 / 1e3 / $13; if (a - $14 > 1e-3 + 1e-3 * a || $14 - a > 1e-3 + 1e-3 * a) bad++ } END { exit bad }' "$tmp/s.csv"
+  check "json: 76 results" test "$(grep -c '"lib": "pccl"' "$tmp/s.json")" = 76
+  if command -v python3 >/dev/null; then
+    check "json: parses, wrong 0" python3 -c "import json,sys; d=json.load(open('$tmp/s.json')); sys.exit(not (d['wrong']==0 and len(d['results'])==76))"
+  fi
+fi
+
+# every type and op where the reference is a reduction split over the ranks
+# (data.c), then the other collectives on 3 ranks, every root, under
+# ASan+UBSan when given
+expect "all_reduce, reduce: every type and op, checked" 0 "outcome=OK rows=200 wrong=0" -- \
+  "$perf" -g 2 -b 1K -e 1K -n 2 -w 1 --coll all_reduce,reduce -d all -o all -r 1
+bin=${asan:-$perf}
+expect "all_gather, reduce_scatter, broadcast, every root (${asan:+ASan, }checked)" 0 "outcome=OK rows=48 wrong=0" -- \
+  "$bin" -g 3 -b 1K -e 1K -n 2 -w 1 --coll all_gather,reduce_scatter,broadcast -d int8,half,double,bfloat16 -o avg,prod -r all
+
+# ---- wrong data is reported, and exits 4 ---------------------------------------------
+if expect "planted wrong element: exit 4" 4 "outcome=WRONG" -- env PCCL_PERF_TEST_CORRUPT=pccl "$perf" -g 2 -b 1K -e 1K --coll all_reduce,reduce -d int32,half -n 2 -w 0 --csv "$tmp/w.csv"; then
+  check "planted: #wrong 1 out of place, 0 in place" awk '/^ +[0-9]+ / { n++; if ($10 != "1" || $14 != "0") bad++ } END { exit !(n == 4 && !bad) }' "$tmp/out"
+  check "planted: the mismatch is described" grep -q "wrong data (pccl, out of place): allreduce int32 sum count=256 nranks=2, rank 0: element 0" "$tmp/err"
+  check "planted: csv rows say 1 and 0" test "$(awk -F, 'NR > 1 { printf "%s%s ", $5, $16 }' "$tmp/w.csv")" = "out1 in0 out1 in0 out1 in0 out1 in0 "
+fi
+
+# ---- no check, check limit ---------------------------------------------------------------
+expect "-c 0: #wrong N/A" 0 "1024 +256 +float +sum +-1 +pccl +[0-9.]+ +[0-9.]+ +[0-9.]+ +N/A" -- \
+  "$perf" -g 2 -b 1K -e 1K --coll all_reduce -c 0 -n 2 -w 0
+expect "--check-max: larger sizes N/A" 0 "Not checked +: 1 sizes" -- \
+  "$perf" -g 2 -b 1K -e 2K -f 2 --coll broadcast --check-max 1K -n 2 -w 0
+
+# ---- timing modes ----------------------------------------------------------------------------
+expect "-z 1 (blocking, barrier per iteration)" 0 "outcome=OK" -- "$perf" -g 2 -b 64 -e 4K -f 8 -z 1 -n 3 -w 1 --coll all_reduce,all_gather
+expect "--pccl-mode wait" 0 "pccl iterations: wait" -- "$perf" -g 2 -b 64 -e 4K -f 8 --pccl-mode wait -n 3 -w 1 --coll reduce_scatter
+expect "--iter-bytes: fewer iterations for large sizes" 0 "outcome=OK" -- \
+  "$perf" -g 2 -b 1K -e 16K -f 4 -n 8 -w 4 --iter-bytes 8K --min-iters 2 --coll all_reduce --csv "$tmp/i.csv"
+# 8K/1K = 8 iterations, 8K/4K = 2, 8K/16K < 2: --min-iters 2; warm-up ceil(4 x n / 8)
+check "--iter-bytes: iterations 8 2 2, warm-up 4 1 1" test \
+  "$(awk -F, 'NR > 1 && $5 == "out" { printf "%s/%s ", $11, $12 }' "$tmp/i.csv")" = "8/4 2/1 2/1 "
+
+# ---- preemption-cost mode ------------------------------------------------------------------
+if expect "--delay-us: table" 0 "preemption cost: all_reduce float sum; rank 1 invokes" -- \
+  "$perf" -g 2 -b 64 -e 64 --coll all_reduce --delay-us 0,2000 -n 3 -w 1 --csv "$tmp/d.csv"; then
+  check "--delay-us: a row per delay, time >= delay" awk '/^ +64 / { n++; if ($8 < $6) bad++ } END { exit !(n == 2 && !bad) }' "$tmp/out"
+  check "--delay-us: csv mode delay, counters present" test "$(awk -F, 'NR > 1 && $1 == "delay" && $20 != "" { n++ } END { print n }' "$tmp/d.csv")" = 2
+fi
+
+# ---- a rank that never shows up in time: the watchdog ----------------------------------------
+expect "timeout: exit 3, reported" 3 "TIMEOUT: no iteration completed" -- \
+  "$perf" -g 2 -b 64 -e 64 --coll all_reduce --delay-us 4000000 -n 1 -w 0 --timeout 1
+
+# ---- scripts/perf with the host backend ------------------------------------------------------
+if expect "scripts/perf --host" 0 "" -- scripts/perf --host --bin "$perf" --gpus 2 --out "$tmp/sp" -- -b 8 -e 4K -f 8 -n 2 -w 1; then
+  for f in perf.txt perf.csv perf.json preempt.txt preempt.csv preempt-lowspin.csv commands.txt; do
+    check "scripts/perf wrote $f" test -s "$tmp/sp/$f"
+  done
+  check "commands.txt holds the runs and exit status" grep -q "pccl-perf -g 2 .*--csv $tmp/sp/perf.csv.*# exit 0" "$tmp/sp/commands.txt"
+  if command -v gnuplot >/dev/null; then
+    rm -f "$tmp/sp/busbw.png" "$tmp/sp/latency.png"
+    expect "scripts/perf --plot" 0 "wrote .*busbw.png" -- scripts/perf --plot "$tmp/sp"
+    check "--plot: two PNG figures" test -s "$tmp/sp/busbw.png" -a -s "$tmp/sp/latency.png"
+  fi
+fi
+expect "scripts/perf bad --gpus" 2 "--gpus x: expected a number" -- scripts/perf --gpus x
+
+echo
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
