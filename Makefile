@@ -3,6 +3,7 @@
 #   make run     install what is missing, build, run the default study
 #   make test    install what is missing, build, run every test (also under ASan+UBSan)
 #   make bench   simulator benchmark -> results/bench-sim.csv
+#   make test-long  dlreplay's larger trace corpus on pccl's host backend
 #
 # CUDA parts build only where nvcc is found (none exist yet).
 
@@ -32,11 +33,11 @@ SANFLAGS := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-saniti
 DEFAULT_CONFIG ?= configs/paper/3d-444-sync-4e-3-4e-3.json
 RUN_ROUNDS ?= 2000
 
-.PHONY: all build run test check bench install clean help deps gpu test-gpu _all _run _test _bench
+.PHONY: all build run test test-long check bench install clean help deps gpu test-gpu _all _run _test _test-long _bench
 
 # The public targets install missing packages first, then build in a fresh
 # make (so that pkg-config sees what was just installed).
-all run test bench:
+all run test test-long bench:
 	@scripts/setup --quiet
 	@$(MAKE) --no-print-directory _$@
 
@@ -44,9 +45,9 @@ deps:
 	@scripts/setup
 
 help:
-	@sed -n '1,8p' Makefile
+	@sed -n '1,/^$$/p' Makefile
 
-_all build: $(B)/dlsim $(B)/libpccl-host.a $(B)/pccl-example $(if $(NVCC),gpu)
+_all build: $(B)/dlsim $(B)/libpccl-host.a $(B)/pccl-example $(B)/dlreplay $(if $(NVCC),gpu)
 
 # ---- pccl with the GPU backend (where nvcc is found) ----
 NVCC    ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
@@ -80,8 +81,12 @@ $(G)/pccl-multiproc: tests/gpu/pccl_multiproc.c tests/gpu/schedule.h lib/pccl.h 
 $(G)/pccl-gpu-test: tests/gpu/pccl_gpu_test.c tests/pccl/check.c tests/pccl/check.h lib/pccl.h $(B)/libpccl.a
 	$(NVCC) -O2 -arch=$(GPU_ARCH) -o $@ tests/gpu/pccl_gpu_test.c tests/pccl/check.c $(B)/libpccl.a -lpthread
 
+# dlreplay's CUDA build needs the Debian packages too (config, traces): built
+# here and carried to GPU hosts, with those libraries linked statically.
+HAVE_PKGS := $(shell pkg-config --exists $(PKGS) && echo 1)
+
 gpu: $(B)/libpccl.a $(B)/libpccl.so $(G)/pccl-deadlock $(G)/nccl-deadlock $(G)/pccl-example $(G)/pccl-multiproc \
-     $(G)/pccl-gpu-test
+     $(G)/pccl-gpu-test $(if $(HAVE_PKGS),$(G)/dlreplay)
 
 # GPU suite: needs no Debian packages (the GPU hosts have none), only CUDA.
 test-gpu: gpu
@@ -114,6 +119,49 @@ $(SAN)/pccl-tests: $(PTEST_SRC:%.c=$(SAN)/%.o) $(SAN)/tests/runner.o $(PCCL_SRC:
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ -lcunit -lm -pthread
 $(TSAN)/pccl-tests: $(PTEST_SRC:%.c=$(TSAN)/%.o) $(TSAN)/tests/runner.o $(PCCL_SRC:%.c=$(TSAN)/%.o)
 	$(CC) $(CFLAGS) $(TSANFLAGS) -o $@ $^ -lcunit -lm -pthread
+
+# ---- dlreplay (harness/): host backend here; the CUDA build joins `make gpu` ----
+_test check: $(B)/dlreplay $(SAN)/dlreplay $(B)/harness-tests $(SAN)/harness-tests
+# The larger corpus: 200 rounds per config of configs/replay on the host backend.
+_test-long: $(B)/dlsim $(B)/dlreplay
+	tests/replay.sh $(B)/dlreplay --long
+
+DR_SRC  := harness/replay.c harness/report.c harness/lib_pccl.c
+DR_HDRS := $(wildcard harness/*.h) lib/pccl.h tests/pccl/check.h $(HDRS)
+HTEST_SRC := $(wildcard tests/harness/*.c)
+
+$(B)/harness/%.o: harness/%.c $(DR_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+$(SAN)/harness/%.o: harness/%.c $(DR_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -c $< -o $@
+$(B)/tests/harness/%.o: tests/harness/%.c $(DR_HDRS) $(wildcard tests/harness/*.h) tests/runner.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+$(SAN)/tests/harness/%.o: tests/harness/%.c $(DR_HDRS) $(wildcard tests/harness/*.h) tests/runner.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -c $< -o $@
+
+$(G)/harness/%.o: harness/%.c $(DR_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DPCCL_HAVE_CUDA -I$(CUDA_HOME)/include -c $< -o $@
+$(G)/dlreplay: $(G)/harness/dlreplay.o $(DR_SRC:%.c=$(G)/%.o) $(G)/harness/lib_nccl.o \
+               $(B)/tests/pccl/check.o $(B)/libdlsim.a $(B)/libpccl.a
+	$(CC) $(CFLAGS) -o $@ $^ -l:libjansson.a -l:libgsl.a -l:libgslcblas.a -l:libcsv.a \
+	    -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib -lnccl -lcudart_static -ldl -lrt -lstdc++ -lm -pthread
+$(B)/dlreplay: $(B)/harness/dlreplay.o $(DR_SRC:%.c=$(B)/%.o) $(B)/tests/pccl/check.o \
+               $(B)/libdlsim.a $(B)/libpccl-host.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+$(SAN)/dlreplay: $(SAN)/harness/dlreplay.o $(DR_SRC:%.c=$(SAN)/%.o) $(SAN)/tests/pccl/check.o \
+                 $(SAN)/libdlsim.a $(PCCL_SRC:%.c=$(SAN)/%.o)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(LDLIBS)
+$(B)/harness-tests: $(HTEST_SRC:%.c=$(B)/%.o) $(DR_SRC:%.c=$(B)/%.o) $(B)/tests/pccl/check.o \
+                    $(B)/tests/runner.o $(B)/libdlsim.a $(B)/libpccl-host.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lcunit
+$(SAN)/harness-tests: $(HTEST_SRC:%.c=$(SAN)/%.o) $(DR_SRC:%.c=$(SAN)/%.o) $(SAN)/tests/pccl/check.o \
+                      $(SAN)/tests/runner.o $(SAN)/libdlsim.a $(PCCL_SRC:%.c=$(SAN)/%.o)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(LDLIBS) -lcunit
 
 $(B)/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -162,6 +210,11 @@ _test check: $(B)/dlsim $(B)/dlsim-tests $(SAN)/dlsim $(SAN)/dlsim-tests $(B)/pc
 	PCCL_TEST_QUICK=1 TSAN_OPTIONS=halt_on_error=1 $(TSAN)/pccl-tests
 	@echo "== pccl-perf, host backend (tests/perf.sh; optimized and ASan+UBSan builds)"
 	tests/perf.sh $(B)/pccl-perf $(SAN)/pccl-perf
+	@echo "== dlreplay: the harness (emulated NCCL, pccl host backend; optimized, then ASan+UBSan)"
+	$(B)/harness-tests
+	$(SAN)/harness-tests
+	@echo "== dlreplay: command line and the trace corpus on the host backend (tests/replay.sh)"
+	tests/replay.sh $(B)/dlreplay $(SAN)/dlreplay
 	@scripts/test-gpu --if-present
 
 _bench: $(B)/dlsim

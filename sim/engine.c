@@ -356,6 +356,56 @@ int dl_round_drive(dl_round *R, gsl_rng *rng, const dl_sink *sink)
     return drive(R, rng, NULL, sink);
 }
 
+/* After a deadlock, the rest of every GPU's plan, drawn from the same stream
+ * as if the GPUs ran on a library that cannot deadlock: no GPU is suspended
+ * any more and no verdict is taken; each GPU acts once per step (from the
+ * step after the deadlock) until it has invoked every collective.  The
+ * events go to the sink only: the round's state and counts stay those of the
+ * deadlock.  This is what a replay on hardware needs (dlsim gen --full):
+ * every GPU's whole plan, in an order that follows the round up to its
+ * deadlock. */
+static void finish_plan(dl_round *R, gsl_rng *rng, dl_streams *S, const dl_sink *sink)
+{
+    const dl_layout *L = R->L;
+    const double psync = R->P.sync;
+    for (long step = R->step + 1;; step++) {
+        int acted = 0;
+        for (int i = 0; i < L->ngpus; i++) {
+            int len = R->rem_len[i];
+            if (len == 0)
+                continue;
+            acted = 1;
+            int k;
+            if (S)
+                k = dl_streams_action(S, i, len);
+            else
+                k = psync > 0 && gsl_rng_uniform(rng) < psync ? DL_DRAW_SYNC : pick(R, rng, i);
+            if (k == DL_DRAW_SYNC) {
+                sink->event(sink->ctx, step, i, DL_ACT_SYNC, -1, 0);
+                continue;
+            }
+            dl_plan_entry *base = R->rem + L->plan_off[i] + R->rem_head[i];
+            sink->event(sink->ctx, step, i, DL_ACT_INVOKE, base[k].coll, k);
+            if (k > 0)
+                memmove(base + 1, base, (size_t)k * sizeof *base);
+            R->rem_head[i]++;
+            R->rem_len[i]--;
+        }
+        if (!acted)
+            return;
+    }
+}
+
+void dl_round_finish_plan(dl_round *R, gsl_rng *rng, const dl_sink *sink)
+{
+    finish_plan(R, rng, NULL, sink);
+}
+
+void dl_round_finish_plan_streams(dl_round *R, dl_streams *S, const dl_sink *sink)
+{
+    finish_plan(R, NULL, S, sink);
+}
+
 int dl_round_run_streams(dl_round *R, dl_streams *S, const dl_sink *sink)
 {
     dl_round_reset(R);

@@ -125,6 +125,14 @@ struct dl_streams;
 int dl_round_run_streams(dl_round *R, struct dl_streams *S, const dl_sink *sink);
 int dl_round_drive_streams(dl_round *R, struct dl_streams *S, const dl_sink *sink);
 
+/* After dl_round_run/drive (or the _streams forms) returned DL_DEADLOCK: the
+ * rest of every GPU's plan from the same stream, as on a library that cannot
+ * deadlock (no suspension, no verdict), one action per GPU per step, to the
+ * sink only; R's state and counts stay those of the deadlock.  Used by
+ * `dlsim gen --full` to write traces that a GPU replay can run to the end. */
+void dl_round_finish_plan(dl_round *R, gsl_rng *rng, const dl_sink *sink);
+void dl_round_finish_plan_streams(dl_round *R, struct dl_streams *S, const dl_sink *sink);
+
 /* Cycle detector (cycle.c): checks the dirty GPUs; on a cycle fills
  * R->cycle/ncycle and returns 1. */
 int dl_cycle_check(dl_round *R);

@@ -81,6 +81,9 @@ static const char usage_gen[] =
     "\n"
     "  --round K         round index (0-based)\n"
     "  --first-deadlock  the first round (from 0) that deadlocks, up to --rounds\n"
+    "  --full            after a deadlock, go on with every GPU's whole plan as on a\n"
+    "                    library that cannot deadlock (what dlreplay needs); dlsim\n"
+    "                    check still stops at the deadlock\n"
     "  -o, --output FILE trace file (default: stdout)\n"
     "  --dot FILE        write the dependency graph at the deadlock (Graphviz)\n"
     "  --graphml FILE    the same as GraphML\n"
@@ -168,7 +171,7 @@ typedef struct overrides {
 enum {
     OPT_ROUNDS = 256, OPT_SEED, OPT_DISORDER, OPT_SYNC, OPT_MODEL, OPT_SLOTS, OPT_ORDER, OPT_RNG,
     OPT_THREADS, OPT_JSON, OPT_CSV, OPT_ROUNDS_CSV, OPT_VERIFY, OPT_PROGRESS, OPT_NO_PROGRESS,
-    OPT_ROUND, OPT_FIRST, OPT_DOT, OPT_GRAPHML, OPT_GROUPS, OPT_PLAN, OPT_HELP, OPT_EXACT
+    OPT_ROUND, OPT_FIRST, OPT_FULL, OPT_DOT, OPT_GRAPHML, OPT_GROUPS, OPT_PLAN, OPT_HELP, OPT_EXACT
 };
 
 #define OVERRIDE_OPTIONS                                                                        \
@@ -563,13 +566,14 @@ static int cmd_gen(int argc, char **argv)
         OVERRIDE_OPTIONS,
         {"round", required_argument, 0, OPT_ROUND},
         {"first-deadlock", no_argument, 0, OPT_FIRST},
+        {"full", no_argument, 0, OPT_FULL},
         {"output", required_argument, 0, 'o'},
         {"dot", required_argument, 0, OPT_DOT},
         {"graphml", required_argument, 0, OPT_GRAPHML},
         {0, 0, 0, 0}};
     overrides o = {0};
     long round = -1;
-    int first = 0, opt;
+    int first = 0, full = 0, opt;
     const char *out = NULL, *dot = NULL, *graphml = NULL;
     while ((opt = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
         int r = parse_override(opt, &o);
@@ -583,6 +587,7 @@ static int cmd_gen(int argc, char **argv)
                 return EXIT_USAGE;
             break;
         case OPT_FIRST: first = 1; break;
+        case OPT_FULL: full = 1; break;
         case 'o': out = optarg; break;
         case OPT_DOT: dot = optarg; break;
         case OPT_GRAPHML: graphml = optarg; break;
@@ -620,6 +625,8 @@ static int cmd_gen(int argc, char **argv)
     dl_trace_write_header(f);
     dl_sink sink = dl_trace_sink(&w);
     int st = dl_player_round(pl, round, 1, &sink);
+    if (st == DL_DEADLOCK && full)
+        dl_player_finish_plan(pl, &sink);
     if ((out && fclose(f) != 0) || (!out && fflush(f) != 0)) {
         fprintf(stderr, "%s: write error on %s\n", verb, out ? out : "stdout");
         rc = EXIT_FAIL;
@@ -629,6 +636,8 @@ static int cmd_gen(int argc, char **argv)
         fprintf(stderr, "round %ld: deadlock at step %ld, event %ld; cycle: ", round,
                 R->deadlock_step, R->deadlock_event);
         print_cycle(stderr, R->cycle, R->ncycle);
+        if (full)
+            fprintf(stderr, "then the rest of every GPU's plan (--full)\n");
     } else {
         fprintf(stderr, "round %ld: completes after %ld events\n", round, R->events);
     }

@@ -89,3 +89,11 @@ int dl_player_round(dl_player *pl, long round, int detail, const dl_sink *sink)
     }
     return from_engine(pl, again);
 }
+
+void dl_player_finish_plan(dl_player *pl, const dl_sink *sink)
+{
+    if (pl->exact)
+        dl_round_finish_plan(pl->R, pl->rng, sink);
+    else
+        dl_round_finish_plan_streams(pl->R, pl->S, sink);
+}

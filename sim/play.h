@@ -52,4 +52,8 @@ void dl_player_free(dl_player *pl);
  * sink may be NULL.  Returns DL_COMPLETED or DL_DEADLOCK. */
 int dl_player_round(dl_player *pl, long round, int detail, const dl_sink *sink);
 
+/* After dl_player_round(pl, r, 1, sink) returned DL_DEADLOCK: the rest of
+ * every GPU's plan in the same stream (dl_round_finish_plan), to sink. */
+void dl_player_finish_plan(dl_player *pl, const dl_sink *sink);
+
 #endif

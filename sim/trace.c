@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -341,4 +342,64 @@ int dl_trace_replay(const dl_trace *t, dl_round *R, const char *path, int syncs_
     return dl_fail(err, errlen,
                    "%s:%ld: trace ends with %d collectives incomplete and no deadlock: truncated?",
                    shown(path), line, R->L->ncolls - R->ndone);
+}
+
+/* ---- whole plans, for replays on hardware ---- */
+
+int dl_trace_check_plan(const dl_trace *t, const dl_layout *L, const char *path,
+                        int syncs_allowed, char *err, size_t errlen)
+{
+    uint8_t *seen = dl_xcalloc((size_t)L->nparts, 1);
+    int rc = -1;
+    for (long i = 0; i < t->n; i++) {
+        const dl_trace_event *e = &t->ev[i];
+        const char *f = shown(path);
+        if (e->gpu >= L->ngpus) {
+            dl_fail(err, errlen, "%s:%ld: GPU %d does not exist (the layout has GPUs 0..%d)", f,
+                    e->line, e->gpu, L->ngpus - 1);
+            goto out;
+        }
+        if (e->action == DL_ACT_SYNC) {
+            if (!syncs_allowed) {
+                dl_fail(err, errlen, "%s:%ld: GPU %d syncs, but this model has no syncs", f,
+                        e->line, e->gpu);
+                goto out;
+            }
+            continue;
+        }
+        if (e->coll >= L->ncolls) {
+            dl_fail(err, errlen, "%s:%ld: collective %d does not exist (the layout has 0..%d)", f,
+                    e->line, e->coll, L->ncolls - 1);
+            goto out;
+        }
+        int m = dl_layout_member(L, e->coll, e->gpu);
+        if (m < 0) {
+            dl_fail(err, errlen, "%s:%ld: GPU %d is not a member of collective %d's group %d", f,
+                    e->line, e->gpu, e->coll, L->coll_group[e->coll]);
+            goto out;
+        }
+        int p = L->part_off[e->coll] + m;
+        if (seen[p]) {
+            dl_fail(err, errlen, "%s:%ld: GPU %d has already invoked collective %d", f, e->line,
+                    e->gpu, e->coll);
+            goto out;
+        }
+        seen[p] = 1;
+    }
+    for (int g = 0; g < L->ngpus; g++)
+        for (int k = L->plan_off[g]; k < L->plan_off[g + 1]; k++) {
+            const dl_plan_entry *pe = &L->plan[k];
+            if (!seen[L->part_off[pe->coll] + pe->member]) {
+                dl_fail(err, errlen,
+                        "%s:%ld: the trace ends before GPU %d invokes collective %d (group %d); "
+                        "a replay needs every GPU's whole plan: write it with dlsim gen --full",
+                        shown(path), t->n ? t->ev[t->n - 1].line : 1, g, pe->coll,
+                        L->coll_group[pe->coll]);
+                goto out;
+            }
+        }
+    rc = 0;
+out:
+    free(seen);
+    return rc;
 }

@@ -70,4 +70,13 @@ dl_sink dl_trace_sink(dl_trace_writer *w);
 int dl_trace_replay(const dl_trace *t, dl_round *R, const char *path, int syncs_allowed,
                     long *at, char *err, size_t errlen);
 
+/* Checks that t holds every GPU's whole plan, as a replay on hardware needs
+ * (dlreplay): every event names an existing GPU and a collective of one of
+ * its groups, no GPU invokes a collective twice, syncs only if syncs_allowed,
+ * and every GPU invokes every collective of its groups.  Unlike
+ * dl_trace_replay, it looks at every line, also after a deadlock.  Returns 0,
+ * or -1 with "FILE:LINE: PROBLEM" in err. */
+int dl_trace_check_plan(const dl_trace *t, const dl_layout *L, const char *path,
+                        int syncs_allowed, char *err, size_t errlen);
+
 #endif
