@@ -71,17 +71,44 @@ template <int K> struct pccl_16_ops {
     static __device__ __forceinline__ uint16_t div(uint16_t x, int n) { return out(in(x) / (float)n); }
 };
 
+/* One element: reduce (or copy), divide, store. */
+template <typename T, typename Ops>
+__device__ __forceinline__ T pccl_elem(int op, int dv, bool has_a, bool has_b, T x, T y)
+{
+    T v = has_a && has_b ? Ops::op(op, x, y) : has_a ? x : y;
+    return dv ? Ops::div(v, dv) : v;
+}
+
+/* 16 bytes at a time where every buffer is 16-byte aligned (a slot always
+ * is: chunks are multiples of 16 elements), one element at a time for the
+ * rest: one thread's 16-byte access is a single NVLink transaction where four
+ * 4-byte ones are four. */
 template <typename T, typename Ops> __device__ void pccl_prim(const pccl_job *j)
 {
     const T *a = (const T *)j->a, *b = (const T *)j->b;
     T *d0 = (T *)j->d0, *d1 = (T *)j->d1;
     const uint64_t n = j->n;
     const int op = j->op, dv = j->div;
-    for (uint64_t i = threadIdx.x; i < n; i += blockDim.x) {
-        T v;
-        if (a && b) v = Ops::op(op, pccl_ld_peer(a + i), b[i]);
-        else v = a ? pccl_ld_peer(a + i) : b[i];
-        if (dv) v = Ops::div(v, dv);
+    uint64_t done = 0;
+    if ((((uintptr_t)a | (uintptr_t)b | (uintptr_t)d0 | (uintptr_t)d1) & 15) == 0) {
+        constexpr int L = 16 / sizeof(T);
+        union vec { uint4 u; T e[L]; };
+        const uint64_t nv = n / L;
+        for (uint64_t i = threadIdx.x; i < nv; i += blockDim.x) {
+            vec x, y;
+            if (a) x.u = __ldcg((const uint4 *)a + i);
+            if (b) y.u = ((const uint4 *)b)[i];
+#pragma unroll
+            for (int k = 0; k < L; k++)
+                x.e[k] = pccl_elem<T, Ops>(op, dv, a != NULL, b != NULL, x.e[k], y.e[k]);
+            if (d0) ((uint4 *)d0)[i] = x.u;
+            if (d1) ((uint4 *)d1)[i] = x.u;
+        }
+        done = nv * L;
+    }
+    for (uint64_t i = done + threadIdx.x; i < n; i += blockDim.x) {
+        T x = a ? pccl_ld_peer(a + i) : T(), y = b ? b[i] : T();
+        T v = pccl_elem<T, Ops>(op, dv, a != NULL, b != NULL, x, y);
         if (d0) d0[i] = v;
         if (d1) d1[i] = v;
     }
