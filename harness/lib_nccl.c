@@ -13,7 +13,6 @@
  * abort can wait on kernels of communicators not aborted yet). */
 #include "libs.h"
 
-#include <cuda_runtime_api.h>
 #include <nccl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -43,12 +42,6 @@ typedef struct nstate {
     atomic_int aborted;
 } nstate;
 
-#define CUDA_OR_FAIL(call)                                                                    \
-    do {                                                                                      \
-        cudaError_t e_ = (call);                                                              \
-        if (e_ != cudaSuccess)                                                                \
-            return dl_fail(err, errlen, "%s: %s", #call, cudaGetErrorString(e_));             \
-    } while (0)
 
 static int nccl_fail(char *err, size_t errlen, const char *call, ncclResult_t r, ncclComm_t c)
 {
@@ -104,7 +97,7 @@ static int create_comm(nstate *N, int k, char *err, size_t errlen)
     for (int m = 0; m < g->n; m++) {
         ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
         cfg.blocking = 0;
-        CUDA_OR_FAIL(cudaSetDevice(g->gpus[m]));
+        DR_CUDA(cudaSetDevice(g->gpus[m]));
         r = ncclCommInitRankConfig(&N->comm[k][m], g->n, id, m, &cfg);
         if (r != ncclSuccess && r != ncclInProgress)
             return nccl_fail(err, errlen, "ncclCommInitRankConfig", r, NULL);
@@ -127,7 +120,7 @@ static int warm_up(nstate *N, int k, float *scratch[], char *err, size_t errlen)
     if (r != ncclSuccess)
         return nccl_fail(err, errlen, "ncclGroupStart", r, NULL);
     for (int m = 0; m < g->n; m++) {
-        CUDA_OR_FAIL(cudaSetDevice(g->gpus[m]));
+        DR_CUDA(cudaSetDevice(g->gpus[m]));
         r = ncclAllReduce(scratch[g->gpus[m]], scratch[g->gpus[m]], 64, ncclFloat, ncclSum,
                           N->comm[k][m], N->gpu_stream[g->gpus[m]]);
         if (r != ncclSuccess && r != ncclInProgress)
@@ -140,7 +133,7 @@ static int warm_up(nstate *N, int k, float *scratch[], char *err, size_t errlen)
         if (settle(N, N->comm[k][m], ncclInProgress, "warm-up", SETUP_LIMIT_S, err, errlen))
             return -1;
     for (int m = 0; m < g->n; m++)
-        CUDA_OR_FAIL(cudaStreamSynchronize(N->gpu_stream[g->gpus[m]]));
+        DR_CUDA(cudaStreamSynchronize(N->gpu_stream[g->gpus[m]]));
     return 0;
 }
 
@@ -148,51 +141,37 @@ static int setup_gpus(nstate *N, char *err, size_t errlen)
 {
     const dl_layout *L = N->S->L;
     int ndev = 0;
-    CUDA_OR_FAIL(cudaGetDeviceCount(&ndev));
+    DR_CUDA(cudaGetDeviceCount(&ndev));
     if (L->ngpus > ndev)
         return dl_fail(err, errlen, "the layout has %d GPUs, this host %d", L->ngpus, ndev);
     N->gpu_stream = dl_xcalloc((size_t)L->ngpus, sizeof *N->gpu_stream);
     for (int g = 0; g < L->ngpus; g++) {
-        CUDA_OR_FAIL(cudaSetDevice(g));
-        CUDA_OR_FAIL(cudaStreamCreateWithFlags(&N->gpu_stream[g], cudaStreamNonBlocking));
+        DR_CUDA(cudaSetDevice(g));
+        DR_CUDA(cudaStreamCreateWithFlags(&N->gpu_stream[g], cudaStreamNonBlocking));
     }
     return 0;
 }
 
-static int setup_parts(nstate *N, char *err, size_t errlen)
+/* A part's buffers, filled, its completion event and its stream. */
+static int stage_part(void *ctx, const dr_image *im, char *err, size_t errlen)
 {
-    const dr_setup *S = N->S;
-    const dl_layout *L = S->L;
-    for (int c = 0; c < L->ncolls; c++) {
-        const dl_group *g = &L->groups[L->coll_group[c]];
-        const ck_coll *k = &S->coll[c];
-        size_t sb = ck_send_bytes(k), rb = ck_recv_bytes(k), big = (sb > rb ? sb : rb) + 1;
-        void *hs = dl_xmalloc(big), *hr = dl_xmalloc(big);
-        int rc = 0;
-        for (int m = 0; m < g->n && !rc; m++) {
-            npart *p = &N->part[L->part_off[c] + m];
-            p->comm = S->coll_comm[c];
-            p->rank = m;
-            ck_prepare(k, m, S->seed + (uint64_t)c, 0, hs, hr);
-            cudaError_t e = cudaSetDevice(g->gpus[m]);
-            if (!e) e = cudaMalloc(&p->send, sb + 1);
-            if (!e) e = cudaMalloc(&p->recv, rb + 1);
-            if (!e) e = cudaMemcpy(p->send, hs, sb, cudaMemcpyHostToDevice);
-            if (!e) e = cudaMemcpy(p->recv, hr, rb, cudaMemcpyHostToDevice);
-            if (!e) e = cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming);
-            if (!e && S->stream_per_coll)
-                e = cudaStreamCreateWithFlags(&p->stream, cudaStreamNonBlocking);
-            else if (!e)
-                p->stream = N->gpu_stream[g->gpus[m]];
-            if (e)
-                rc = dl_fail(err, errlen, "buffers of collective %d on GPU %d: %s", c, g->gpus[m],
-                             cudaGetErrorString(e));
-        }
-        free(hs);
-        free(hr);
-        if (rc)
-            return rc;
-    }
+    nstate *N = ctx;
+    npart *p = &N->part[im->part];
+    p->comm = N->S->coll_comm[im->coll];
+    p->rank = im->rank;
+    cudaError_t e = cudaSetDevice(im->gpu);
+    if (!e) e = cudaMalloc(&p->send, im->send_bytes + 1);
+    if (!e) e = cudaMalloc(&p->recv, im->recv_bytes + 1);
+    if (!e) e = cudaMemcpy(p->send, im->send, im->send_bytes, cudaMemcpyHostToDevice);
+    if (!e) e = cudaMemcpy(p->recv, im->recv, im->recv_bytes, cudaMemcpyHostToDevice);
+    if (!e) e = cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming);
+    if (!e && N->S->stream_per_coll)
+        e = cudaStreamCreateWithFlags(&p->stream, cudaStreamNonBlocking);
+    else if (!e)
+        p->stream = N->gpu_stream[im->gpu];
+    if (e)
+        return dl_fail(err, errlen, "buffers of collective %d on GPU %d: %s", im->coll, im->gpu,
+                       cudaGetErrorString(e));
     return 0;
 }
 
@@ -226,13 +205,12 @@ static int nsetup(void **state, const dr_setup *S, char *err, size_t errlen)
             cudaFree(scratch[g]);
         }
     free(scratch);
-    return rc ? -1 : setup_parts(N, err, errlen);
+    return rc ? -1 : dr_stage_inputs(S, stage_part, N, err, errlen);
 }
 
 static npart *part_of(nstate *N, int gpu, int coll)
 {
-    const dl_layout *L = N->S->L;
-    return &N->part[L->part_off[coll] + dl_layout_member(L, coll, gpu)];
+    return &N->part[dr_part(N->S->L, gpu, coll)];
 }
 
 static ncclResult_t call(const ck_coll *k, npart *p, ncclComm_t c)
@@ -257,17 +235,17 @@ static int ninvoke(void *state, int gpu, int coll, char *err, size_t errlen)
     if (atomic_load(&N->aborted))
         return dl_fail(err, errlen, "aborted");
     ncclComm_t c = N->comm[p->comm][p->rank];
-    CUDA_OR_FAIL(cudaSetDevice(gpu));
+    DR_CUDA(cudaSetDevice(gpu));
     if (settle(N, c, call(&N->S->coll[coll], p, c), "collective call", -1, err, errlen))
         return -1;
-    CUDA_OR_FAIL(cudaEventRecord(p->done, p->stream));
+    DR_CUDA(cudaEventRecord(p->done, p->stream));
     return 0;
 }
 
 static int nsync(void *state, int gpu, char *err, size_t errlen)
 {
     nstate *N = state;
-    CUDA_OR_FAIL(cudaSetDevice(gpu));
+    DR_CUDA(cudaSetDevice(gpu));
     cudaError_t e = cudaDeviceSynchronize();
     if (atomic_load(&N->aborted))
         return dl_fail(err, errlen, "aborted");
@@ -279,7 +257,7 @@ static int nsync(void *state, int gpu, char *err, size_t errlen)
 static int ndone(void *state, int gpu, int coll, char *err, size_t errlen)
 {
     nstate *N = state;
-    CUDA_OR_FAIL(cudaSetDevice(gpu));
+    DR_CUDA(cudaSetDevice(gpu));
     cudaError_t e = cudaEventQuery(part_of(N, gpu, coll)->done);
     if (e == cudaSuccess)
         return 1;
@@ -335,8 +313,8 @@ static void nabort(void *state)
 static int noutput(void *state, int gpu, int coll, void *host, char *err, size_t errlen)
 {
     nstate *N = state;
-    CUDA_OR_FAIL(cudaSetDevice(gpu));
-    CUDA_OR_FAIL(cudaMemcpy(host, part_of(N, gpu, coll)->recv, ck_recv_bytes(&N->S->coll[coll]),
+    DR_CUDA(cudaSetDevice(gpu));
+    DR_CUDA(cudaMemcpy(host, part_of(N, gpu, coll)->recv, ck_recv_bytes(&N->S->coll[coll]),
                             cudaMemcpyDeviceToHost));
     return 0;
 }

@@ -18,10 +18,6 @@
 
 #include "../lib/pccl.h"
 #include "../sim/util.h"
-#ifdef PCCL_HAVE_CUDA
-#include <cuda_runtime_api.h>
-#endif
-
 typedef struct part_buf {
     void *send, *recv;
     int comm, rank, id; /* its communicator, its rank there, the collective's id */
@@ -42,14 +38,6 @@ static int fail_pccl(char *err, size_t errlen, const char *call, pcclResult_t r,
     return dl_fail(err, errlen, "%s: %s (%s)", call, pcclGetErrorString(r), pcclGetLastError(c));
 }
 
-#ifdef PCCL_HAVE_CUDA
-#define CUDA_OR_FAIL(call)                                                                    \
-    do {                                                                                      \
-        cudaError_t e_ = (call);                                                              \
-        if (e_ != cudaSuccess)                                                                \
-            return dl_fail(err, errlen, "%s: %s", #call, cudaGetErrorString(e_));             \
-    } while (0)
-#endif
 
 static int alloc_buf(pstate *P, int gpu, size_t bytes, void **p, char *err, size_t errlen)
 {
@@ -57,8 +45,8 @@ static int alloc_buf(pstate *P, int gpu, size_t bytes, void **p, char *err, size
         bytes = 1;
 #ifdef PCCL_HAVE_CUDA
     if (P->gpu_backend) {
-        CUDA_OR_FAIL(cudaSetDevice(gpu));
-        CUDA_OR_FAIL(cudaMalloc(p, bytes));
+        DR_CUDA(cudaSetDevice(gpu));
+        DR_CUDA(cudaMalloc(p, bytes));
         return 0;
     }
 #endif
@@ -84,8 +72,8 @@ static int copy_to(pstate *P, int gpu, void *dst, const void *src, size_t n, cha
 {
 #ifdef PCCL_HAVE_CUDA
     if (P->gpu_backend) {
-        CUDA_OR_FAIL(cudaSetDevice(gpu));
-        CUDA_OR_FAIL(cudaMemcpy(dst, src, n, cudaMemcpyDefault));
+        DR_CUDA(cudaSetDevice(gpu));
+        DR_CUDA(cudaMemcpy(dst, src, n, cudaMemcpyDefault));
         return 0;
     }
 #endif
@@ -105,6 +93,27 @@ static int register_coll(pcclComm_t c, const ck_coll *k, int *id)
     }
 }
 
+/* A part: its collective registered on its rank, its buffers filled. */
+static int stage_part(void *ctx, const dr_image *im, char *err, size_t errlen)
+{
+    pstate *P = ctx;
+    part_buf *pb = &P->part[im->part];
+    pb->comm = P->S->coll_comm[im->coll];
+    pb->rank = im->rank;
+    pcclComm_t c = P->comm[pb->comm][pb->rank];
+    pcclResult_t r = register_coll(c, &P->S->coll[im->coll], &pb->id);
+    if (r != pcclSuccess)
+        return fail_pccl(err, errlen, "pcclRegister", r, c);
+    if (im->rank > 0 && pb->id != P->part[im->part - im->rank].id)
+        return dl_fail(err, errlen, "collective %d got different ids on its ranks", im->coll);
+    if (alloc_buf(P, im->gpu, im->send_bytes, &pb->send, err, errlen) ||
+        alloc_buf(P, im->gpu, im->recv_bytes, &pb->recv, err, errlen) ||
+        copy_to(P, im->gpu, pb->send, im->send, im->send_bytes, err, errlen) ||
+        copy_to(P, im->gpu, pb->recv, im->recv, im->recv_bytes, err, errlen))
+        return -1;
+    return 0;
+}
+
 static int setup(void **state, const dr_setup *S, int gpu_backend, char *err, size_t errlen)
 {
     const dl_layout *L = S->L;
@@ -119,7 +128,7 @@ static int setup(void **state, const dr_setup *S, int gpu_backend, char *err, si
 #ifdef PCCL_HAVE_CUDA
     if (gpu_backend) {
         int ndev = 0;
-        CUDA_OR_FAIL(cudaGetDeviceCount(&ndev));
+        DR_CUDA(cudaGetDeviceCount(&ndev));
         if (L->ngpus > ndev)
             return dl_fail(err, errlen, "the layout has %d GPUs, this host %d", L->ngpus, ndev);
     }
@@ -150,38 +159,7 @@ static int setup(void **state, const dr_setup *S, int gpu_backend, char *err, si
         if (r != pcclSuccess)
             return fail_pccl(err, errlen, "pcclCommInitAllConfig", r, NULL);
     }
-    for (int c = 0; c < L->ncolls; c++) {
-        const dl_group *g = &L->groups[L->coll_group[c]];
-        const ck_coll *k = &S->coll[c];
-        int comm = S->coll_comm[c];
-        size_t sb = ck_send_bytes(k), rb = ck_recv_bytes(k), big = sb > rb ? sb : rb;
-        void *hs = dl_xmalloc(big ? big : 1), *hr = dl_xmalloc(big ? big : 1);
-        int rc = 0;
-        for (int m = 0; m < g->n && !rc; m++) {
-            part_buf *pb = &P->part[L->part_off[c] + m];
-            pb->comm = comm;
-            pb->rank = m;
-            pcclResult_t r = register_coll(P->comm[comm][m], k, &pb->id);
-            if (r != pcclSuccess)
-                rc = fail_pccl(err, errlen, "pcclRegister", r, P->comm[comm][m]);
-            else if (m > 0 && pb->id != P->part[L->part_off[c]].id)
-                rc = dl_fail(err, errlen, "collective %d got different ids on its ranks", c);
-            ck_prepare(k, m, S->seed + (uint64_t)c, 0, hs, hr);
-            if (!rc)
-                rc = alloc_buf(P, g->gpus[m], sb, &pb->send, err, errlen);
-            if (!rc)
-                rc = alloc_buf(P, g->gpus[m], rb, &pb->recv, err, errlen);
-            if (!rc)
-                rc = copy_to(P, g->gpus[m], pb->send, hs, sb, err, errlen);
-            if (!rc)
-                rc = copy_to(P, g->gpus[m], pb->recv, hr, rb, err, errlen);
-        }
-        free(hs);
-        free(hr);
-        if (rc)
-            return rc;
-    }
-    return 0;
+    return dr_stage_inputs(S, stage_part, P, err, errlen);
 }
 
 static int setup_gpu(void **state, const dr_setup *S, char *err, size_t errlen)
@@ -196,8 +174,7 @@ static int setup_host(void **state, const dr_setup *S, char *err, size_t errlen)
 
 static part_buf *part_of(pstate *P, int gpu, int coll)
 {
-    const dl_layout *L = P->S->L;
-    return &P->part[L->part_off[coll] + dl_layout_member(L, coll, gpu)];
+    return &P->part[dr_part(P->S->L, gpu, coll)];
 }
 
 static int invoke(void *state, int gpu, int coll, char *err, size_t errlen)
@@ -214,8 +191,8 @@ static int sync_gpu(void *state, int gpu, char *err, size_t errlen)
     pstate *P = state;
 #ifdef PCCL_HAVE_CUDA
     if (P->gpu_backend) {
-        CUDA_OR_FAIL(cudaSetDevice(gpu));
-        CUDA_OR_FAIL(cudaDeviceSynchronize());
+        DR_CUDA(cudaSetDevice(gpu));
+        DR_CUDA(cudaDeviceSynchronize());
         return atomic_load(&P->aborted) ? -1 : 0;
     }
 #endif

@@ -126,9 +126,26 @@ static void sleep_s(double s)
     nanosleep(&ts, NULL);
 }
 
-static int part_of(const dl_layout *L, int gpu, int coll)
+int dr_stage_inputs(const dr_setup *S, int (*fn)(void *ctx, const dr_image *im, char *err,
+                                                 size_t errlen),
+                    void *ctx, char *err, size_t errlen)
 {
-    return L->part_off[coll] + dl_layout_member(L, coll, gpu);
+    const dl_layout *L = S->L;
+    int rc = 0;
+    for (int c = 0; c < L->ncolls && !rc; c++) {
+        const dl_group *g = &L->groups[L->coll_group[c]];
+        const ck_coll *k = &S->coll[c];
+        size_t sb = ck_send_bytes(k), rb = ck_recv_bytes(k), big = (sb > rb ? sb : rb) + 1;
+        void *hs = dl_xmalloc(big), *hr = dl_xmalloc(big);
+        for (int m = 0; m < g->n && !rc; m++) {
+            ck_prepare(k, m, S->seed + (uint64_t)c, 0, hs, hr);
+            dr_image im = {L->part_off[c] + m, g->gpus[m], c, m, hs, hr, sb, rb};
+            rc = fn(ctx, &im, err, errlen);
+        }
+        free(hs);
+        free(hr);
+    }
+    return rc;
 }
 
 /* ---- the sequencer: one thread per GPU ---------------------------------- */
@@ -171,7 +188,7 @@ static void *gpu_main(void *arg)
         if (wait_turn(R, k) < 0)
             break;
         if (e->action == DL_ACT_INVOKE) {
-            int p = part_of(R->L, G->gpu, e->coll);
+            int p = dr_part(R->L, G->gpu, e->coll);
             atomic_store(&G->what, W_INVOKE);
             if (R->lib->invoke(R->state, G->gpu, e->coll, G->err, sizeof G->err) < 0) {
                 atomic_store(&G->what, W_FAILED);
@@ -282,7 +299,7 @@ static int head_part(run *R, int g)
  * it reached the head of the stream)? */
 static int started(run *R, int gpu, int coll)
 {
-    int p = part_of(R->L, gpu, coll);
+    int p = dr_part(R->L, gpu, coll);
     if (atomic_load(&R->part[p]) == P_NOT_ISSUED)
         return 0;
     return R->S->stream_per_coll || head_part(R, gpu) == p || atomic_load(&R->part[p]) == P_DONE;
@@ -316,7 +333,7 @@ static void waits_for(run *R, int g, int coll, buf *b, buf *line, int *edge)
         int m = grp->gpus[k];
         if (m == g || started(R, m, coll))
             continue;
-        int p = part_of(R->L, m, coll);
+        int p = dr_part(R->L, m, coll);
         put(b, "%s GPU %d (", any ? "," : "; waits for", m);
         if (atomic_load(&R->part[p]) == P_NOT_ISSUED)
             put(b, "not invoked yet: ");

@@ -59,6 +59,27 @@ static inline const dl_group *dr_comm_members(const dr_setup *S, int k)
     return &S->L->groups[S->comm_group[k]];
 }
 
+/* Index of gpu's part of coll (gpu is a member). */
+static inline int dr_part(const dl_layout *L, int gpu, int coll)
+{
+    return L->part_off[coll] + dl_layout_member(L, coll, gpu);
+}
+
+/* One part's buffers as they must start: the input image (ck_prepare:
+ * collective c's pattern is seeded by S->seed + c) and the initial output
+ * image, in host memory, for a library to copy into its own buffers. */
+typedef struct dr_image {
+    int part, gpu, coll, rank; /* rank: the member index in the collective's group */
+    const void *send, *recv;
+    size_t send_bytes, recv_bytes;
+} dr_image;
+
+/* Calls fn once per part, collective after collective (ranks in order);
+ * stops at the first call that returns -1 and returns -1. */
+int dr_stage_inputs(const dr_setup *S, int (*fn)(void *ctx, const dr_image *im, char *err,
+                                                 size_t errlen),
+                    void *ctx, char *err, size_t errlen);
+
 typedef struct dr_stats {
     uint64_t preemptions, quits, launches; /* pccl's counters, summed over GPUs */
 } dr_stats;

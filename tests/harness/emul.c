@@ -163,7 +163,7 @@ static int einvoke(void *state, int gpu, int coll, char *err, size_t errlen)
         pthread_mutex_unlock(&E->mu);
         return dl_fail(err, errlen, "planted failure at call %ld", ht_ncalls);
     }
-    int m = dl_layout_member(L, coll, gpu), p = L->part_off[coll] + m;
+    int m = dl_layout_member(L, coll, gpu), p = dr_part(L, gpu, coll);
     int comm = comm_of(E, coll);
     int rank = m; /* a communicator's ranks are its group's members, in order */
     E->call[p] = (ecall){gpu, coll, comm, rank, E->seq[comm][rank]++, 0, E->gpu_issues[gpu]++};
@@ -201,7 +201,7 @@ static int edone(void *state, int gpu, int coll, char *err, size_t errlen)
     estate *E = state;
     const dl_layout *L = E->S->L;
     pthread_mutex_lock(&E->mu);
-    int d = E->call[L->part_off[coll] + dl_layout_member(L, coll, gpu)].done;
+    int d = E->call[dr_part(L, gpu, coll)].done;
     pthread_mutex_unlock(&E->mu);
     (void)err, (void)errlen;
     return d;
@@ -220,7 +220,7 @@ static int eoutput(void *state, int gpu, int coll, void *host, char *err, size_t
 {
     estate *E = state;
     const dl_layout *L = E->S->L;
-    memcpy(host, E->recv[L->part_off[coll] + dl_layout_member(L, coll, gpu)],
+    memcpy(host, E->recv[dr_part(L, gpu, coll)],
            ck_recv_bytes(&E->S->coll[coll]));
     (void)err, (void)errlen;
     return 0;

@@ -273,62 +273,79 @@ static const char fig1c_json[] =
 static const char fig1c_csv[] = "step,gpu,action,coll\n0,0,invoke,0\n0,1,invoke,1\n"
                                 "1,0,invoke,1\n1,1,invoke,0\n";
 
+/* One small replay on the emulated library: a config, a trace, shapes of
+ * `count` floats, communicators by `mode`. */
+typedef struct fixture {
+    dl_config c;
+    dl_trace t;
+    ck_coll *k;
+    dr_setup S;
+    dr_result res;
+} fixture;
+
+static void fx_open(fixture *f, const char *json, const char *csv, size_t count, int mode)
+{
+    parse(&f->c, json);
+    read_trace(csv, &f->t);
+    f->k = shapes(&f->c.layout, count);
+    f->S = setup_of(&f->c, f->k, mode);
+    ht_reset();
+}
+
+static int fx_replay(fixture *f)
+{
+    return dr_replay(&ht_emul, &f->S, &f->t, &fast_watchdog, &f->res);
+}
+
+static void fx_close(fixture *f)
+{
+    dr_setup_free(&f->S);
+    free(f->k);
+    dl_trace_free(&f->t);
+    dl_config_free(&f->c);
+    ht_reset();
+}
+
+static void assert_has(const char *text, const char *want)
+{
+    if (!strstr(text, want))
+        fprintf(stderr, "missing '%s' in:\n%s\n", want, text);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, want));
+}
+
 /* Paper 001's Fig. 1(c): the report says who is stuck where, waiting for whom. */
 static void test_culprit_report(void)
 {
-    dl_config c;
-    parse(&c, fig1c_json);
-    dl_trace t;
-    read_trace(fig1c_csv, &t);
-    ck_coll *k = shapes(&c.layout, 8);
-    dr_setup S = setup_of(&c, k, DR_COMM_GROUP);
-    dr_result res;
-    ht_reset();
-    CU_ASSERT_EQUAL(dr_replay(&ht_emul, &S, &t, &fast_watchdog, &res), DR_HANG);
-    const char *want[] = {
-        "4 of 4 events issued",
-        "GPU 0: stuck in collective 0 (group 0, invoked at line 2); waits for GPU 1 (queued: stuck in collective 1)",
-        "GPU 1: stuck in collective 1 (group 1, invoked at line 3); waits for GPU 0 (queued: stuck in collective 0)",
-        "cycle: GPU 0 -> GPU 1 -> GPU 0"};
-    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
-        if (!strstr(res.report, want[i]))
-            fprintf(stderr, "missing '%s' in:\n%s", want[i], res.report);
-        CU_ASSERT_PTR_NOT_NULL(strstr(res.report, want[i]));
-    }
-    CU_ASSERT_STRING_EQUAL(res.stuck, "GPU 0: 0<-1; GPU 1: 1<-0");
-    CU_ASSERT(res.seconds >= fast_watchdog.timeout);
-    dr_setup_free(&S);
-    free(k);
-    dl_trace_free(&t);
-    dl_config_free(&c);
-    ht_reset();
+    fixture f;
+    fx_open(&f, fig1c_json, fig1c_csv, 8, DR_COMM_GROUP);
+    CU_ASSERT_EQUAL(fx_replay(&f), DR_HANG);
+    assert_has(f.res.report, "4 of 4 events issued");
+    assert_has(f.res.report, "GPU 0: stuck in collective 0 (group 0, invoked at line 2); waits for "
+                             "GPU 1 (queued: stuck in collective 1)");
+    assert_has(f.res.report, "GPU 1: stuck in collective 1 (group 1, invoked at line 3); waits for "
+                             "GPU 0 (queued: stuck in collective 0)");
+    assert_has(f.res.report, "cycle: GPU 0 -> GPU 1 -> GPU 0");
+    CU_ASSERT_STRING_EQUAL(f.res.stuck, "GPU 0: 0<-1; GPU 1: 1<-0");
+    CU_ASSERT(f.res.seconds >= fast_watchdog.timeout);
+    fx_close(&f);
 }
 
 /* The sync model's Fig. 1(d): GPUs blocked in a sync show as such. */
 static void test_culprit_sync(void)
 {
-    dl_config c;
-    parse(&c, "{\"model\": \"sync\", \"gpus\": 2, \"groups\": [{\"members\": [0, 1], \"colls\": 1},"
-              " {\"members\": [0, 1], \"colls\": 1}]}");
-    dl_trace t;
-    read_trace("step,gpu,action,coll\n0,0,invoke,0\n0,1,invoke,1\n1,0,sync,\n1,1,sync,\n"
-               "2,0,invoke,1\n2,1,invoke,0\n", &t);
-    ck_coll *k = shapes(&c.layout, 8);
-    dr_setup S = setup_of(&c, k, DR_COMM_COLL);
-    dr_result res;
-    ht_reset();
-    CU_ASSERT_EQUAL(dr_replay(&ht_emul, &S, &t, &fast_watchdog, &res), DR_HANG);
-    CU_ASSERT_PTR_NOT_NULL(strstr(res.report, "the sequencer waits for line 6 (GPU 0)"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(res.report, "GPU 0: in flight: collective 0"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(res.report, "waits for GPU 1 (not invoked yet: in a sync since line 5)"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(res.report, "and blocked in a sync since line 4"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(res.report, "cycle: GPU 0 -> GPU 1 -> GPU 0"));
+    fixture f;
+    fx_open(&f, "{\"model\": \"sync\", \"gpus\": 2, \"groups\": [{\"members\": [0, 1], \"colls\": 1},"
+                " {\"members\": [0, 1], \"colls\": 1}]}",
+            "step,gpu,action,coll\n0,0,invoke,0\n0,1,invoke,1\n1,0,sync,\n1,1,sync,\n"
+            "2,0,invoke,1\n2,1,invoke,0\n", 8, DR_COMM_COLL);
+    CU_ASSERT_EQUAL(fx_replay(&f), DR_HANG);
+    assert_has(f.res.report, "the sequencer waits for line 6 (GPU 0)");
+    assert_has(f.res.report, "GPU 0: in flight: collective 0");
+    assert_has(f.res.report, "waits for GPU 1 (not invoked yet: in a sync since line 5)");
+    assert_has(f.res.report, "and blocked in a sync since line 4");
+    assert_has(f.res.report, "cycle: GPU 0 -> GPU 1 -> GPU 0");
     CU_ASSERT_EQUAL(ht_ncalls, 4); /* the events after the syncs were never issued */
-    dr_setup_free(&S);
-    free(k);
-    dl_trace_free(&t);
-    dl_config_free(&c);
-    ht_reset();
+    fx_close(&f);
 }
 
 /* One communicator for a group whose two same-shape collectives the GPUs
@@ -336,82 +353,53 @@ static void test_culprit_sync(void)
  * other's data (NCCL's silent corruption), and the check says so. */
 static void test_wrong_data(void)
 {
-    dl_config c;
-    parse(&c, "{\"model\": \"single\", \"gpus\": 2, \"groups\": [{\"members\": [0, 1], \"colls\": 2}]}");
-    dl_trace t;
-    read_trace(fig1c_csv, &t);
-    ck_coll *k = shapes(&c.layout, 100);
-    dr_setup S = setup_of(&c, k, DR_COMM_GROUP);
-    dr_result res;
-    ht_reset();
-    CU_ASSERT_EQUAL(dr_replay(&ht_emul, &S, &t, &fast_watchdog, &res), DR_WRONG);
-    CU_ASSERT(res.wrong > 0 && res.wrong <= 400);
-    CU_ASSERT_PTR_NOT_NULL(strstr(res.detail, "collective 0 (group 0), GPU 0"));
+    static const char one_group[] =
+        "{\"model\": \"single\", \"gpus\": 2, \"groups\": [{\"members\": [0, 1], \"colls\": 2}]}";
+    fixture f;
+    fx_open(&f, one_group, fig1c_csv, 100, DR_COMM_GROUP);
+    CU_ASSERT_EQUAL(fx_replay(&f), DR_WRONG);
+    CU_ASSERT(f.res.wrong > 0 && f.res.wrong <= 400);
+    assert_has(f.res.detail, "collective 0 (group 0), GPU 0");
+    fx_close(&f);
     /* One communicator per collective: the same trace hangs instead. */
-    dr_setup_free(&S);
-    S = setup_of(&c, k, DR_COMM_COLL);
-    CU_ASSERT_EQUAL(dr_replay(&ht_emul, &S, &t, &fast_watchdog, &res), DR_HANG);
-    dr_setup_free(&S);
+    fx_open(&f, one_group, fig1c_csv, 100, DR_COMM_COLL);
+    CU_ASSERT_EQUAL(fx_replay(&f), DR_HANG);
+    fx_close(&f);
     /* Fig. 1(c)'s two groups have the same members: with one communicator
      * per member list they share one, and the swap corrupts again. */
-    dl_config c2;
-    parse(&c2, fig1c_json);
-    S = setup_of(&c2, k, DR_COMM_MEMBERS);
-    CU_ASSERT_EQUAL(S.ncomms, 1);
-    CU_ASSERT_EQUAL(dr_replay(&ht_emul, &S, &t, &fast_watchdog, &res), DR_WRONG);
-    dl_config_free(&c2);
-    dr_setup_free(&S);
-    free(k);
-    dl_trace_free(&t);
-    dl_config_free(&c);
-    ht_reset();
+    fx_open(&f, fig1c_json, fig1c_csv, 100, DR_COMM_MEMBERS);
+    CU_ASSERT_EQUAL(f.S.ncomms, 1);
+    CU_ASSERT_EQUAL(fx_replay(&f), DR_WRONG);
+    fx_close(&f);
 }
 
 /* A library that never completes anything: the watchdog fires after the
  * timeout even though the trace completes in dlsim. */
 static void test_planted_hang(void)
 {
-    dl_config c;
-    parse(&c, fig1c_json);
-    dl_trace t;
-    read_trace("step,gpu,action,coll\n0,0,invoke,0\n0,1,invoke,0\n1,0,invoke,1\n1,1,invoke,1\n", &t);
-    ck_coll *k = shapes(&c.layout, 8);
-    dr_setup S = setup_of(&c, k, DR_COMM_GROUP);
-    dr_result res;
-    ht_reset();
-    CU_ASSERT_EQUAL(dr_replay(&ht_emul, &S, &t, &fast_watchdog, &res), DR_COMPLETED);
+    fixture f;
+    fx_open(&f, fig1c_json,
+            "step,gpu,action,coll\n0,0,invoke,0\n0,1,invoke,0\n1,0,invoke,1\n1,1,invoke,1\n", 8,
+            DR_COMM_GROUP);
+    CU_ASSERT_EQUAL(fx_replay(&f), DR_COMPLETED);
     ht_knob.never_complete = 1;
     double t0 = dl_now();
-    CU_ASSERT_EQUAL(dr_replay(&ht_emul, &S, &t, &fast_watchdog, &res), DR_HANG);
+    CU_ASSERT_EQUAL(fx_replay(&f), DR_HANG);
     double took = dl_now() - t0;
     CU_ASSERT(took >= 0.3 && took < 5);
-    CU_ASSERT_EQUAL(res.parts_done, 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(res.report, "GPU 0: stuck in collective 0"));
-    dr_setup_free(&S);
-    free(k);
-    dl_trace_free(&t);
-    dl_config_free(&c);
-    ht_reset();
+    CU_ASSERT_EQUAL(f.res.parts_done, 0);
+    assert_has(f.res.report, "GPU 0: stuck in collective 0");
+    fx_close(&f);
 }
 
 static void test_planted_error(void)
 {
-    dl_config c;
-    parse(&c, fig1c_json);
-    dl_trace t;
-    read_trace(fig1c_csv, &t);
-    ck_coll *k = shapes(&c.layout, 8);
-    dr_setup S = setup_of(&c, k, DR_COMM_COLL);
-    dr_result res;
-    ht_reset();
+    fixture f;
+    fx_open(&f, fig1c_json, fig1c_csv, 8, DR_COMM_COLL);
     ht_knob.fail_at = 3;
-    CU_ASSERT_EQUAL(dr_replay(&ht_emul, &S, &t, &fast_watchdog, &res), DR_ERROR);
-    CU_ASSERT_PTR_NOT_NULL(strstr(res.detail, "GPU 0: planted failure at call 3"));
-    dr_setup_free(&S);
-    free(k);
-    dl_trace_free(&t);
-    dl_config_free(&c);
-    ht_reset();
+    CU_ASSERT_EQUAL(fx_replay(&f), DR_ERROR);
+    assert_has(f.res.detail, "GPU 0: planted failure at call 3");
+    fx_close(&f);
 }
 
 /* ---- pccl's host backend: every trace completes with exact data ----------- */
