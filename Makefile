@@ -240,9 +240,12 @@ _test check: $(B)/pccl-perf $(SAN)/pccl-perf
 
 # pccl: the GPU library where nvcc is found, else the host-backend library.
 PCCL_INSTALL_LIBS := $(if $(NVCC),$(B)/libpccl.a $(B)/libpccl.so)
-install: $(B)/dlsim $(B)/libpccl-host.a $(PCCL_INSTALL_LIBS)
+# dlreplay: the CUDA build (NCCL, pccl on GPUs, host backend) where nvcc is found.
+DLREPLAY_BIN := $(if $(NVCC),$(G)/dlreplay,$(B)/dlreplay)
+install: $(B)/dlsim $(B)/libpccl-host.a $(PCCL_INSTALL_LIBS) $(DLREPLAY_BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 755 $(B)/dlsim $(DESTDIR)$(PREFIX)/bin/dlsim
+	install -m 755 $(DLREPLAY_BIN) $(DESTDIR)$(PREFIX)/bin/dlreplay
 	install -m 644 lib/pccl.h $(DESTDIR)$(PREFIX)/include/pccl.h
 	$(if $(NVCC),install -m 644 $(B)/libpccl.a $(B)/libpccl.so $(DESTDIR)$(PREFIX)/lib/,install -m 644 $(B)/libpccl-host.a $(DESTDIR)$(PREFIX)/lib/libpccl.a)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/^#define PCCL_M[AI][JN]OR* \([0-9]*\)/\1/p' lib/pccl.h | paste -sd.).0|' \
