@@ -2,7 +2,8 @@
 #
 #   make run     install what is missing, build, run the default study
 #   make test    install what is missing, build, run every test (also under ASan+UBSan)
-#   make bench   simulator benchmark -> results/bench-sim.csv
+#   make bench   simulator benchmark -> results/bench-sim.csv, results/bench-scaling.csv
+#   make mpi     build/dlsim-mpi: dlsim run split over MPI ranks (Open MPI)
 #   make test-long  dlreplay's larger trace corpus on pccl's host backend
 #
 # CUDA parts build only where nvcc is found (none exist yet).
@@ -15,7 +16,8 @@ CFLAGS  += $(OPT) -g -std=c11 -D_GNU_SOURCE -DHAVE_INLINE -Wall -Wextra -Wshadow
            -Wno-unused-parameter -pthread $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lcsv -lm -pthread
 
-SIM_SRC := $(filter-out sim/main.c,$(wildcard sim/*.c sim/models/*.c sim/grouping/*.c))
+# sim/mpi.c is compiled only into dlsim-mpi (mpicc, -DDL_HAVE_MPI).
+SIM_SRC := $(filter-out sim/main.c sim/mpi.c,$(wildcard sim/*.c sim/models/*.c sim/grouping/*.c))
 # pccl: the API and scheduling core (plain C), the host backend; the GPU
 # backend (lib/gpu/*.cu) joins them where nvcc is found.
 PCCL_SRC := lib/pccl.c lib/prog.c lib/bootstrap.c $(wildcard lib/host/*.c)
@@ -33,11 +35,11 @@ SANFLAGS := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-saniti
 DEFAULT_CONFIG ?= configs/paper/3d-444-sync-4e-3-4e-3.json
 RUN_ROUNDS ?= 2000
 
-.PHONY: all build run test test-long check bench install clean help deps gpu test-gpu _all _run _test _test-long _bench
+.PHONY: all build run test test-long check bench install clean help deps gpu test-gpu _all _run _test _test-long _bench mpi _mpi
 
 # The public targets install missing packages first, then build in a fresh
 # make (so that pkg-config sees what was just installed).
-all run test test-long bench:
+all run test test-long bench mpi:
 	@scripts/setup --quiet
 	@$(MAKE) --no-print-directory _$@
 
@@ -183,6 +185,17 @@ $(B)/dlsim: $(B)/sim/main.o $(B)/libdlsim.a
 $(SAN)/dlsim: $(SAN)/sim/main.o $(SAN)/libdlsim.a
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(LDLIBS)
 
+# ---- dlsim-mpi: main.c again and mpi.c with mpicc, the rest is libdlsim ----
+MPICC   ?= $(shell command -v mpicc 2>/dev/null)
+$(B)/mpi/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -DDL_HAVE_MPI -c $< -o $@
+$(B)/dlsim-mpi: $(B)/mpi/sim/main.o $(B)/mpi/sim/mpi.o $(B)/libdlsim.a
+	$(MPICC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+_mpi:
+	@test -n "$(MPICC)" || { echo "make mpi: no mpicc (Debian: apt-get install libopenmpi-dev openmpi-bin)" >&2; exit 1; }
+	@$(MAKE) --no-print-directory $(B)/dlsim-mpi
+
 $(B)/dlsim-tests: $(TEST_SRC:%.c=$(B)/%.o) $(B)/libdlsim.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lcunit
 
@@ -192,7 +205,7 @@ $(SAN)/dlsim-tests: $(TEST_SRC:%.c=$(SAN)/%.o) $(SAN)/libdlsim.a
 _run: $(B)/dlsim
 	$(B)/dlsim run $(DEFAULT_CONFIG) --rounds $(RUN_ROUNDS)
 
-_test check: $(B)/dlsim $(B)/dlsim-tests $(SAN)/dlsim $(SAN)/dlsim-tests $(B)/pccl-example \
+_test check: $(B)/dlsim $(B)/dlsim-tests $(SAN)/dlsim $(SAN)/dlsim-tests $(if $(MPICC),$(B)/dlsim-mpi) $(B)/pccl-example \
              $(B)/pccl-tests $(SAN)/pccl-tests $(TSAN)/pccl-tests $(if $(NVCC),gpu)
 	@echo "== unit tests (optimized build)"
 	$(B)/dlsim-tests
@@ -200,6 +213,8 @@ _test check: $(B)/dlsim $(B)/dlsim-tests $(SAN)/dlsim $(SAN)/dlsim-tests $(B)/pc
 	DL_TEST_QUICK=1 $(SAN)/dlsim-tests
 	@echo "== command-line tests (ASan+UBSan build)"
 	tests/cli.sh $(SAN)/dlsim
+	@echo "== MPI: dlsim-mpi on 1, 2 and 4 ranks against dlsim"
+	tests/mpi.sh $(B)/dlsim $(B)/dlsim-mpi
 	@echo "== pccl example program (examples/pccl_allreduce.c, host backend)"
 	PCCL_BACKEND=host $(B)/pccl-example
 	@echo "== pccl host backend (optimized build)"

@@ -6,7 +6,8 @@
  * parts and back (docs/semantics.md).  Before an event the graph
  * had no cycle (a round stops at its first), so a new cycle runs through an
  * edge the event added, and both ends of such an edge were marked dirty: a
- * depth-first search from the dirty GPUs finds it.  Edges are not stored;
+ * depth-first search from the dirty GPUs finds it (from those that an edge
+ * can enter: may_close_cycle).  Edges are not stored;
  * they are enumerated from the FIFOs, whose executing parts form a prefix. */
 #include "engine.h"
 
@@ -75,6 +76,17 @@ static int dfs(dl_round *R, int start)
     return 0;
 }
 
+/* Can GPU i lie on a cycle?  Only if an edge enters it, i.e. it has a
+ * blocked part: a queued one, or a not yet invoked one while it is
+ * suspended.  A dirty GPU without one is skipped: the new edges at it start
+ * there, and a cycle through them would have to come back into it.  This
+ * spares the search after nearly every invocation of the sync model, where
+ * edges enter suspended GPUs only. */
+static int may_close_cycle(const dl_round *R, int i)
+{
+    return R->suspended[i] || R->first_queued[i] >= 0;
+}
+
 int dl_cycle_check(dl_round *R)
 {
     if (R->epoch > 0x7ffffff0u) {
@@ -87,7 +99,7 @@ int dl_cycle_check(dl_round *R)
     for (int k = 0; k < R->ndirty; k++) {
         int s = R->dirty[k];
         R->is_dirty[s] = 0;
-        if (!found && R->mark[s] != (int)R->epoch + 1 && dfs(R, s))
+        if (!found && R->mark[s] != (int)R->epoch + 1 && may_close_cycle(R, s) && dfs(R, s))
             found = 1;
     }
     R->ndirty = 0;

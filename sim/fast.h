@@ -19,20 +19,35 @@
  * cannot all finish their sequences in ANY schedule, e.g. this one: run each
  * GPU as far as it can go, then one it released, and so on.
  *
- * Cost: a few array operations per invocation, no per-event random draw
- * (only at the rare syncs and skips), and runs of plain invocations between
- * them go through a tight loop.  It gives the verdict and, for completed
- * rounds, the same event counts as the lockstep engine on the same streams
- * (every action of every GPU is taken either way); it cannot give steps, the
- * deadlock's event or its cycle, for which the caller reruns the round in
- * the lockstep engine with the same streams (play.c).  Equivalence with the
- * engine is tested round by round (tests/test_fast.c). */
+ * How it is cheap.  First every GPU's action sequence is drawn into a
+ * script: runs of plain invocations (the head of the plan, no draw) as one
+ * entry, and the rare syncs and skips as one entry each, so drawing costs
+ * O(syncs + skips), not O(invocations).  Then:
+ *
+ *   one slot     the layout splits into independent components (GPUs linked
+ *                by groups; a 3D layout's pipeline stages); a component in
+ *                which no GPU skips follows the planned, consistent orders and
+ *                completes; the others are run part by part (a few array
+ *                operations per invocation);
+ *   unlimited    only the syncs matter: a GPU jumps from sync to sync, and at
+ *                a sync waits until, in each of its groups, the number of
+ *                complete collectives reaches the number it has invoked;
+ *                those numbers come in closed form from the planned order
+ *                and the few skipped collectives, so a round costs
+ *                O(GPUs + syncs + skips) times the group sizes.
+ *
+ * It gives the verdict, which components deadlock, and, for completed
+ * rounds, the same event, invocation, sync and skip counts as the lockstep
+ * engine on the same streams (every action of every GPU is taken either
+ * way); it cannot give steps, the deadlock's event or its cycle, for which
+ * the caller reruns the round in the lockstep engine with the same streams
+ * (play.c; component by component where they are copies, split.h).
+ * Equivalence with the engine is tested round by round (tests/test_fast.c). */
 #ifndef DL_FAST_H
 #define DL_FAST_H
 
+#include <stddef.h>
 #include <stdint.h>
-
-typedef struct dl_fast_group dl_fast_group;
 
 #include "engine.h"
 #include "streams.h"
@@ -40,45 +55,66 @@ typedef struct dl_fast_group dl_fast_group;
 typedef struct dl_fast {
     const dl_layout *L;
     dl_params P;
+    int *pc; /* [nparts] the planned orders' collectives (L->plan without members) */
+
+    /* unlimited slots: nodes, one per (group, member); group g's are
+     * gnode_off[g] + member index, GPU i's are gpu_node[gpu_node_off[i] ...]
+     * in group order */
+    int *gnode_off, *node_gpu, *node_group;
+    int *gpu_node_off, *gpu_node, *gpu_n; /* gpu_n: like gpu_node, the group's collectives */
+
+    /* scripts of the round: GPU i's entries are ops[op_off[i] .. op_off[i+1]) */
+    int *ops;
+    size_t nops, cap_ops, *op_off, *cur; /* cur: next entry of each GPU */
+    uint8_t *skipper; /* [ngpus] the GPU skips at least once this round */
+
+    /* state of a GPU: plan entries [0, pos) are invoked or skipped; the
+     * skipped ones not yet invoked are skipped[plan_off[i] ...], nskip of them */
+    int *pos, *nskip, *skipped;
+    uint8_t *waiting; /* suspended by a sync */
+    int *ready, nready; /* GPUs that can act */
+
+    /* unlimited slots */
+    int *pre;     /* [nodes] the group's collectives among the GPU's plan entries [0, pos) */
+    int *th;      /* [nodes] of a waiting GPU: the complete collectives it waits for */
+    int *done;    /* [ngroups] complete collectives */
+    int *wmin;    /* [ngroups] smallest threshold of a waiting member not reached yet
+                     (INT_MAX: none; may lag below after releases, which costs a scan) */
+    unsigned *stamp, epoch; /* [ncolls] to count distinct skipped collectives */
+
+    /* one slot */
     int *cnt;      /* [ncolls] -(parts) + parts executing; 0 = complete */
     int *negsize;  /* [ncolls] -(parts), to reset cnt */
-    int *pc;       /* [nparts] the planned orders' collectives (L->plan without members) */
-    int *skipped;  /* [nparts] per GPU (its plan's range): plan indices of the
-                      skipped candidates not yet invoked, in order */
-    int *fifo;     /* [nparts] per GPU: its FIFO (one slot) */
-    int *pos;      /* [ngpus] plan entries [0, pos) are invoked or skipped */
-    int *nskip;    /* [ngpus] */
-    int *fh, *ft;  /* [ngpus] FIFO head and tail (one slot) */
-    uint8_t *waiting; /* [ngpus] suspended by a sync */
-    /* unlimited slots: completions counted per group; a suspended GPU waits
-     * for thresholds on its groups (fast.c) */
-    struct dl_fast_group { int done, min; } *gs; /* [ngroups] complete
-                      collectives, smallest threshold of a waiter */
-    int *ghead;    /* [ngroups] first waiter node, -1 */
-    int *node_gpu, *node_group, *node_th, *nnext; /* [group members] */
-    int **node_pos; /* [group members] plan positions of the group's
-                       collectives on that member, increasing */
-    int *posbuf;   /* [nparts] storage of node_pos */
-    int *gpu_node_off, *gpu_node; /* a GPU's nodes */
-    int *pend;     /* [ngpus] groups a suspended GPU still waits for */
-    int *ready, nready; /* GPUs that can act */
-    int *work;     /* [ncolls] completion worklist (one slot) */
+    int *fifo;     /* [nparts] per GPU: its FIFO */
+    int *fh, *ft;  /* [ngpus] FIFO head and tail */
+    int *work;     /* [ncolls] completion worklist */
+
+    /* components: GPUs linked by shared groups; component k's GPUs are
+     * comp_gpu[comp_gpu_off[k] ...] in increasing order, its groups likewise */
+    int ncomps;
+    int *comp_of, *comp_gpu_off, *comp_gpu, *comp_group_off, *comp_group;
+    uint8_t *comp_dead; /* [ncomps] of the last round: the component deadlocks */
 
     /* outcome */
     int status; /* DL_COMPLETED or DL_DEADLOCK */
-    int ndone;
-    long events, invocations, syncs, skips;
+    int ndone;  /* complete collectives (all of them when completed) */
+    long events, invocations, syncs, skips; /* of the whole scripts */
 } dl_fast;
 
 /* Can the evaluator decide rounds of these parameters?  Slots 0 or 1. */
 int dl_fast_supported(const dl_params *P);
 
-/* NULL if not supported. */
+/* NULL if not supported (model, or a planned order it does not know). */
 dl_fast *dl_fast_new(const dl_layout *L, const dl_params *P);
 void dl_fast_free(dl_fast *F);
 
 /* Decides a round from the streams (seeded by the caller with
  * dl_streams_seed): DL_COMPLETED or DL_DEADLOCK. */
 int dl_fast_run(dl_fast *F, dl_streams *S);
+
+/* The number of the collectives of GPU i's k-th group (in group order)
+ * among the first pos entries of its planned order, in closed form
+ * (exposed for the tests, which check it against the plan). */
+int dl_fast_plan_count(const dl_fast *F, int i, int k, int pos);
 
 #endif

@@ -16,6 +16,7 @@
 #include "depgraph.h"
 #include "montecarlo.h"
 #include "play.h"
+#include "ranks.h"
 #include "rng.h"
 #include "stats.h"
 #include "trace.h"
@@ -63,7 +64,8 @@ static const char usage_run[] =
     "\n"
     "Runs the study and prints a summary on stdout.\n"
     "\n"
-    "  --threads T       worker threads (0 = one per core; config: threads / num_process)\n"
+    "  --threads T       worker threads (0 = one per core; config: threads / num_process);\n"
+    "                    under MPI (dlsim-mpi) per rank, each rank running a share of the rounds\n"
     "  --json            print one JSON object instead of the summary\n"
     "  --csv FILE        append a row for this study to FILE (header if new)\n"
     "  --rounds-csv FILE write one row per round (per-round details)\n"
@@ -353,22 +355,23 @@ static long peak_rss_kb(void)
 
 /* ---- run ---- */
 
-static json_t *study_json(const dl_config *c, const dl_study *S, double lo, double hi)
+/* rss: peak RSS in kB (of the largest rank under MPI). */
+static json_t *study_json(const dl_config *c, const dl_study *S, double lo, double hi, long rss)
 {
     double ratio = (double)S->deadlocks / (double)S->rounds;
     return json_pack(
-        "{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:f, s:f, s:i, s:I, s:s, s:s, s:i,"
+        "{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:f, s:f, s:i, s:I, s:s, s:s, s:i, s:i,"
         " s:I, s:I, s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:I, s:I, s:b, s:I}",
         "name", c->name, "config", c->path, "model", c->model->name, "grouping", c->grouping,
         "order", dl_order_name(c->layout.order), "gpus", c->layout.ngpus, "groups",
         c->layout.ngroups, "collectives", c->layout.ncolls, "disorder", c->disorder, "sync",
         c->model->syncs ? c->sync : 0.0, "slots", c->slots, "seed", (json_int_t)c->seed, "rng",
-        c->rng, "stream", stream_name(c), "threads", S->threads_used, "rounds", (json_int_t)S->rounds, "deadlocks",
+        c->rng, "stream", stream_name(c), "threads", S->threads_used, "ranks", S->ranks, "rounds", (json_int_t)S->rounds, "deadlocks",
         (json_int_t)S->deadlocks, "ratio", ratio, "ci_low", lo, "ci_high", hi, "events",
         (json_int_t)S->events, "invocations", (json_int_t)S->invocations, "syncs",
         (json_int_t)S->syncs, "skips", (json_int_t)S->skips, "seconds", S->seconds,
         "rounds_per_s", (double)S->rounds / S->seconds, "events_per_s",
-        (double)S->events / S->seconds, "peak_rss_kb", (json_int_t)peak_rss_kb(),
+        (double)S->events / S->seconds, "peak_rss_kb", (json_int_t)rss,
         "first_deadlock_round", (json_int_t)S->first_deadlock, "verified", S->verify != 0,
         "mismatches", (json_int_t)S->mismatches);
 }
@@ -438,8 +441,11 @@ static int write_rounds_csv(const char *path, const dl_study *S)
     return 0;
 }
 
-static void print_summary(const dl_config *c, const dl_study *S, double lo, double hi)
+static void print_summary(const dl_config *c, const dl_study *S, double lo, double hi, long rss)
 {
+    char ranks[32] = "";
+    if (S->ranks > 1)
+        snprintf(ranks, sizeof ranks, " in %d MPI ranks", S->ranks);
     describe(stdout, c);
     printf("rounds     %ld\n", S->rounds);
     printf("deadlocks  %ld\n", S->deadlocks);
@@ -447,10 +453,10 @@ static void print_summary(const dl_config *c, const dl_study *S, double lo, doub
            100.0 * (double)S->deadlocks / (double)S->rounds, 100 * lo, 100 * hi);
     printf("events     %ld (%.0f per round; %ld invocations, %ld syncs, %ld skips)\n", S->events,
            (double)S->events / (double)S->rounds, S->invocations, S->syncs, S->skips);
-    printf("time       %.3f s on %d thread%s: %.1f rounds/s, %.1f M events/s, peak RSS %.0f MB\n",
-           S->seconds, S->threads_used, S->threads_used == 1 ? "" : "s",
+    printf("time       %.3f s on %d thread%s%s: %.1f rounds/s, %.1f M events/s, peak RSS %.0f MB\n",
+           S->seconds, S->threads_used, S->threads_used == 1 ? "" : "s", ranks,
            (double)S->rounds / S->seconds, (double)S->events / S->seconds / 1e6,
-           (double)peak_rss_kb() / 1024.0);
+           (double)rss / 1024.0);
     if (S->first_deadlock >= 0)
         printf("first deadlock in round %ld (dlsim gen %s --round %ld)\n", S->first_deadlock,
                c->path, S->first_deadlock);
@@ -492,28 +498,45 @@ static int cmd_run(int argc, char **argv)
         }
     }
     dl_config c;
+    char err[256];
     int rc = config_from_args(argc, argv, 1, &o, &c);
-    if (rc)
-        return rc;
+    if (!rc && dl_ranks_check(c.rounds, rounds_csv != NULL, err, sizeof err) < 0) {
+        dl_config_free(&c);
+        rc = usage_error("%s", err);
+    }
+    /* Under MPI every rank loaded the config: all go on, or all stop. */
+    int all = dl_ranks_agree(rc);
+    if (all) {
+        if (!rc)
+            dl_config_free(&c);
+        return all;
+    }
+    if (dl_ranks_rank() > 0)
+        progress = 0;
     dl_study S = {.L = &c.layout, .P = params_of(&c), .rounds = c.rounds, .seed = c.seed,
                   .rng = c.rng, .threads = c.threads, .verify = verify, .progress = progress,
                   .keep_rounds = rounds_csv != NULL, .exact_stream = c.exact_stream};
-    char err[256];
     if (progress)
         describe(stderr, &c);
-    if (dl_study_run(&S, err, sizeof err) < 0) {
+    if (dl_ranks_study_run(&S, err, sizeof err) < 0) {
         dl_config_free(&c);
         return usage_error("%s", err);
     }
+    long rss = dl_ranks_max(peak_rss_kb());
+    if (dl_ranks_rank() > 0) { /* rank 0 holds the totals and writes every output */
+        free(S.per_round);
+        dl_config_free(&c);
+        return EXIT_OK;
+    }
     double clo, chi;
     dl_binom_ci(S.deadlocks, S.rounds, 0.95, &clo, &chi);
-    json_t *obj = study_json(&c, &S, clo, chi);
+    json_t *obj = study_json(&c, &S, clo, chi, rss);
     if (json) {
         char *s = json_dumps(obj, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
         puts(s);
         free(s);
     } else {
-        print_summary(&c, &S, clo, chi);
+        print_summary(&c, &S, clo, chi, rss);
     }
     rc = EXIT_OK;
     if (csv && append_csv(csv, obj) < 0)
@@ -801,7 +824,7 @@ static int cmd_info(int argc, char **argv)
     return EXIT_OK;
 }
 
-int main(int argc, char **argv)
+static int dlsim_main(int argc, char **argv)
 {
     static const struct {
         const char *name;
@@ -834,6 +857,11 @@ int main(int argc, char **argv)
     }
     for (size_t k = 0; k < sizeof verbs / sizeof verbs[0]; k++)
         if (!strcmp(v, verbs[k].name)) {
+            if (dl_ranks_size() > 1 && verbs[k].fn != cmd_run) {
+                fprintf(stderr, "dlsim: under MPI only 'run' is split over ranks; run '%s' with "
+                        "build/dlsim (one process)\n", v);
+                return EXIT_USAGE;
+            }
             static char vb[32];
             snprintf(vb, sizeof vb, "dlsim %s", v);
             verb = vb;
@@ -841,4 +869,12 @@ int main(int argc, char **argv)
         }
     fprintf(stderr, "dlsim: unknown verb '%s' (run, gen, check, info; see dlsim --help)\n", v);
     return EXIT_USAGE;
+}
+
+/* The MPI build (dlsim-mpi) starts and stops MPI around the command; the
+ * plain build's dl_ranks_* are one-process stand-ins (ranks.h). */
+int main(int argc, char **argv)
+{
+    dl_ranks_init(&argc, &argv);
+    return dl_ranks_finalize(dlsim_main(argc, argv));
 }

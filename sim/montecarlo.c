@@ -41,9 +41,10 @@ static void *work(void *arg)
      * round; otherwise the player may decide a round without it (play.h). */
     const int detail = S->verify || S->keep_rounds || S->engine_only;
     w->first_deadlock = -1;
+    const long end = S->first + S->count;
     for (;;) {
         long r = atomic_fetch_add(w->next, 1);
-        if (r >= S->rounds)
+        if (r >= end)
             break;
         int st = dl_player_round(pl, r, detail, NULL);
         int dead = st == DL_DEADLOCK;
@@ -56,7 +57,7 @@ static void *work(void *arg)
         if (dead && (w->first_deadlock < 0 || r < w->first_deadlock))
             w->first_deadlock = r;
         if (S->per_round)
-            S->per_round[r] = (dl_round_result){
+            S->per_round[r - S->first] = (dl_round_result){
                 .deadlock = (unsigned char)dead, .steps = pl->steps, .events = pl->events,
                 .invocations = pl->invocations, .syncs = pl->syncs, .skips = pl->skips,
                 .deadlock_event = pl->deadlock_event};
@@ -89,14 +90,15 @@ static void fmt_duration(char *buf, size_t n, double s)
         snprintf(buf, n, "%dh%02dm", (int)s / 3600, (int)s % 3600 / 60);
 }
 
+/* The share's progress (under MPI rank 0 shows its own share). */
 static void show_progress(const dl_study *S, long done, long dead, double t0, int final)
 {
     double el = dl_now() - t0;
     double rate = el > 0 ? (double)done / el : 0;
     char eta[32];
-    fmt_duration(eta, sizeof eta, rate > 0 ? (double)(S->rounds - done) / rate : -1);
+    fmt_duration(eta, sizeof eta, rate > 0 ? (double)(S->count - done) / rate : -1);
     fprintf(stderr, "\r  %ld/%ld rounds (%.0f%%)  %ld deadlocks  %.1f rounds/s  ETA %s   %s", done,
-            S->rounds, 100.0 * (double)done / (double)S->rounds, dead, rate, eta, final ? "\n" : "");
+            S->count, 100.0 * (double)done / (double)S->count, dead, rate, eta, final ? "\n" : "");
     fflush(stderr);
 }
 
@@ -105,13 +107,21 @@ int dl_study_run(dl_study *S, char *err, size_t errlen)
     const gsl_rng_type *type = dl_rng_type(S->rng ? S->rng : "taus2");
     if (!type)
         return dl_fail(err, errlen, "unknown GSL generator '%s'", S->rng);
+    if (S->count == 0) {
+        S->first = 0;
+        S->count = S->rounds;
+    }
+    if (S->first < 0 || S->count < 1 || S->first > S->rounds - S->count)
+        return dl_fail(err, errlen, "rounds %ld..%ld are not a share of the study's %ld rounds",
+                       S->first, S->first + S->count - 1, S->rounds);
     int nt = S->threads > 0 ? S->threads : dl_cores();
-    if (nt > S->rounds)
-        nt = (int)(S->rounds > 0 ? S->rounds : 1);
+    if (nt > S->count)
+        nt = (int)S->count;
     S->threads_used = nt;
-    S->per_round = S->keep_rounds ? dl_xcalloc((size_t)S->rounds, sizeof *S->per_round) : NULL;
+    S->ranks = 1;
+    S->per_round = S->keep_rounds ? dl_xcalloc((size_t)S->count, sizeof *S->per_round) : NULL;
 
-    atomic_long next = 0, done = 0, dead = 0;
+    atomic_long next = S->first, done = 0, dead = 0;
     worker *w = dl_xcalloc((size_t)nt, sizeof *w);
     pthread_t *tid = dl_xmalloc((size_t)nt * sizeof *tid);
     double t0 = dl_now();
@@ -124,7 +134,7 @@ int dl_study_run(dl_study *S, char *err, size_t errlen)
     }
     if (S->progress) {
         struct timespec tick = {0, 250 * 1000 * 1000};
-        while (atomic_load(&done) < S->rounds) {
+        while (atomic_load(&done) < S->count) {
             nanosleep(&tick, NULL);
             show_progress(S, atomic_load(&done), atomic_load(&dead), t0, 0);
         }
@@ -145,7 +155,7 @@ int dl_study_run(dl_study *S, char *err, size_t errlen)
     }
     S->seconds = dl_now() - t0;
     if (S->progress)
-        show_progress(S, S->rounds, S->deadlocks, t0, 1);
+        show_progress(S, S->count, S->deadlocks, t0, 1);
     free(w);
     free(tid);
     return 0;

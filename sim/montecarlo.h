@@ -2,7 +2,9 @@
  *
  * Threads take round indices from a shared counter; round r draws from the
  * stream of (seed, r) (rng.h) and all totals are sums of integers, so the
- * result does not depend on the thread count.
+ * result does not depend on the thread count.  A process may run a share of
+ * the rounds only (first, count): MPI ranks split a study that way and add
+ * up their totals (ranks.h, mpi.c), with the same result as one process.
  *
  * The stream (play.h): by default every GPU has its own generator with
  * geometric gaps between rare events, and rounds that the schedule-free
@@ -33,16 +35,19 @@ typedef struct dl_study {
     int keep_rounds;  /* fill per_round */
     int exact_stream; /* the plain stream: one uniform draw per action and candidate */
     int engine_only;  /* every round in the lockstep engine (tests: no schedule-free shortcut) */
+    long first, count; /* this process's share: rounds [first, first + count); count 0 = all */
 
-    /* outputs */
+    /* outputs, over the share */
     long deadlocks, events, invocations, syncs, skips, mismatches;
     long first_deadlock; /* smallest deadlocked round index, -1 if none */
     double seconds;
     int threads_used;
-    dl_round_result *per_round; /* [rounds] if keep_rounds; caller frees */
+    int ranks;        /* processes that ran the study (1; MPI: the ranks) */
+    dl_round_result *per_round; /* [count] (round first + k at k) if keep_rounds; caller frees */
 } dl_study;
 
-/* Runs the study; 0, or -1 with a message in err (unknown generator). */
+/* Runs the study (its share); 0, or -1 with a message in err (unknown
+ * generator, a share outside 0..rounds). */
 int dl_study_run(dl_study *S, char *err, size_t errlen);
 
 /* Cores available to this process. */

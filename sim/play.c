@@ -21,6 +21,7 @@ dl_player *dl_player_new(const dl_layout *L, const dl_params *P, const gsl_rng_t
     } else {
         pl->S = dl_streams_new(type, L->ngpus, P);
         pl->F = dl_fast_new(L, P);
+        pl->X = dl_split_new(L, P, type, pl->F);
     }
     return pl;
 }
@@ -32,6 +33,7 @@ void dl_player_free(dl_player *pl)
     if (pl->rng)
         gsl_rng_free(pl->rng);
     dl_streams_free(pl->S);
+    dl_split_free(pl->X);
     dl_fast_free(pl->F);
     dl_round_free(pl->R);
     free(pl);
@@ -78,6 +80,25 @@ int dl_player_round(dl_player *pl, long round, int detail, const dl_sink *sink)
     }
     /* A deadlock: replay it in the engine from the same streams for its
      * counts up to the first cycle (and as a check of the evaluator). */
+    if (pl->X) {
+        dl_split_counts k;
+        if (dl_split_round(pl->X, pl->seed, round, &k) < 0) {
+            fprintf(stderr,
+                    "dlsim: internal error: round %ld (seed %lu): the schedule-free evaluator "
+                    "and the lockstep engine disagree on a component\n", round, pl->seed);
+            abort();
+        }
+        pl->status = DL_DEADLOCK;
+        pl->engine_state = 0;
+        pl->steps = k.steps;
+        pl->events = k.events;
+        pl->invocations = k.invocations;
+        pl->syncs = k.syncs;
+        pl->skips = k.skips;
+        pl->mismatches = 0;
+        pl->deadlock_event = k.deadlock_event;
+        return DL_DEADLOCK;
+    }
     dl_streams_seed(pl->S, pl->seed, round);
     int again = dl_round_run_streams(pl->R, pl->S, NULL);
     if (again != DL_DEADLOCK) {

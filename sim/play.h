@@ -15,7 +15,9 @@
  * schedule-free evaluator (fast.c), which gives the same verdict and, for a
  * completed round, the same counts; a deadlocked round is then replayed in
  * the engine from the same streams for its exact counts, step, event and
- * cycle (and the replay must deadlock too, or dlsim aborts). */
+ * cycle (and the replay must deadlock too, or dlsim aborts).  On a layout of
+ * identical independent components (3D) the replay runs component by
+ * component (split.h), which gives the counts, step and event, not the cycle. */
 #ifndef DL_PLAY_H
 #define DL_PLAY_H
 
@@ -23,6 +25,7 @@
 
 #include "engine.h"
 #include "fast.h"
+#include "split.h"
 #include "streams.h"
 
 typedef struct dl_player {
@@ -34,6 +37,8 @@ typedef struct dl_player {
     dl_streams *S;   /* default stream */
     dl_round *R;     /* the lockstep engine; holds the round's final state when engine_state */
     dl_fast *F;      /* schedule-free evaluator, NULL where unsupported or exact */
+    dl_split *X;     /* deadlocked rounds replayed component by component, NULL where the
+                        layout's components are not copies of one another (split.h) */
 
     /* outcome of the last round */
     int status;            /* DL_COMPLETED or DL_DEADLOCK */

@@ -40,11 +40,21 @@ void dl_streams_free(dl_streams *S)
     free(S);
 }
 
+static void seed_one(dl_streams *S, int i, unsigned long seed, long round, int gpu)
+{
+    gsl_rng_set(S->rng[i], dl_gpu_seed(seed, round, gpu));
+    S->sync_gap[i] = S->psync > 0 ? dl_geometric_gap(S->rng[i], S->psync, S->lsync) : LONG_MAX;
+    S->skip_gap[i] = dl_geometric_gap(S->rng[i], S->pskip, S->lskip);
+}
+
 void dl_streams_seed(dl_streams *S, unsigned long seed, long round)
 {
-    for (int i = 0; i < S->ngpus; i++) {
-        gsl_rng_set(S->rng[i], dl_gpu_seed(seed, round, i));
-        S->sync_gap[i] = S->psync > 0 ? dl_geometric_gap(S->rng[i], S->psync, S->lsync) : LONG_MAX;
-        S->skip_gap[i] = dl_geometric_gap(S->rng[i], S->pskip, S->lskip);
-    }
+    for (int i = 0; i < S->ngpus; i++)
+        seed_one(S, i, seed, round, i);
+}
+
+void dl_streams_seed_gpus(dl_streams *S, unsigned long seed, long round, const int *gpus)
+{
+    for (int i = 0; i < S->ngpus; i++)
+        seed_one(S, i, seed, round, gpus[i]);
 }

@@ -48,6 +48,10 @@ void dl_streams_free(dl_streams *S);
  * `seed` and draws the first gaps (sync gap, then skip gap, per GPU). */
 void dl_streams_seed(dl_streams *S, unsigned long seed, long round);
 
+/* The same for a part of a layout (split.h): generator j gets the stream of
+ * GPU gpus[j] of the whole layout. */
+void dl_streams_seed_gpus(dl_streams *S, unsigned long seed, long round, const int *gpus);
+
 /* The number of failures before the first success of Bernoulli(p) trials;
  * lq = log(1-p).  LONG_MAX stands for "never" (p = 0). */
 static inline long dl_geometric_gap(gsl_rng *r, double p, double lq)

@@ -62,6 +62,7 @@ expect "run summary"            0 "95% CI"              -- "$dlsim" run $small -
 expect "reference config runs unchanged" 0 "rounds     1000" -- "$dlsim" run $small --no-progress
 expect "run --json keys"        0 '"rounds": 300, "deadlocks": [0-9]+, "ratio": [0-9.e-]+, "ci_low": [0-9.e-]+, "ci_high": [0-9.e-]+, "events": [0-9]+' \
   -- "$dlsim" run $small --rounds 300 --json
+expect "run --json: one process" 0 '"threads": 2, "ranks": 1, "rounds": 50' -- "$dlsim" run $small --rounds 50 --threads 2 --json
 "$dlsim" run $small --rounds 100 --csv "$tmp/s.csv" >/dev/null 2>&1
 "$dlsim" run $small --rounds 100 --csv "$tmp/s.csv" >/dev/null 2>&1
 if [ "$(wc -l <"$tmp/s.csv")" = 3 ] && head -1 "$tmp/s.csv" | grep -q '^name,config,model'; then

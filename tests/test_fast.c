@@ -32,6 +32,7 @@
 #include "../sim/montecarlo.h"
 #include "../sim/play.h"
 #include "../sim/rng.h"
+#include "../sim/split.h"
 #include "../sim/stats.h"
 #include "../sim/streams.h"
 #include "tests.h"
@@ -169,6 +170,197 @@ static void test_evaluator_equals_engine_3d(void)
                     t.deadlocks, t.completes, t.rounds);
         dl_streams_free(S);
         dl_round_free(R);
+        dl_fast_free(F);
+        dl_config_free(&c);
+    }
+}
+
+/* The evaluator's closed form of the planned order (how many of a group's
+ * collectives lie in a GPU's first pos plan entries) against the plan
+ * itself, at every position, on random layouts of both orders and on a 3D
+ * layout whose groups have different counts. */
+static void test_plan_count_closed_form(void)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_taus2);
+    dl_params P = {.disorder = 0.1, .sync = 0.1, .slots = 0};
+    long checked = 0, bad = 0, orders[2] = {0, 0};
+    for (int k = 0; k <= 300; k++) {
+        dl_layout L;
+        dl_config c;
+        char err[256];
+        if (k < 300) {
+            gsl_rng_set(rng, 777UL + (unsigned long)k);
+            random_layout(&L, rng);
+        } else {
+            CU_ASSERT_FATAL(dl_config_parse(&c, "{\"model\": \"sync\", \"tp\": 4, \"dp\": 3, \"pp\": 2,"
+                                                " \"tp_colls\": 7, \"dp_colls\": 19}",
+                                            "inline", err, sizeof err) == 0);
+            L = c.layout;
+        }
+        orders[L.order]++;
+        dl_fast *F = dl_fast_new(&L, &P);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(F);
+        for (int i = 0; i < L.ngpus; i++) {
+            int off = F->gpu_node_off[i], r = F->gpu_node_off[i + 1] - off;
+            int len = L.plan_off[i + 1] - L.plan_off[i];
+            for (int s = 0; s < r; s++) {
+                int g = F->node_group[F->gpu_node[off + s]], n = 0;
+                for (int pos = 0; pos <= len; pos++) {
+                    bad += dl_fast_plan_count(F, i, s, pos) != n;
+                    checked++;
+                    if (pos < len)
+                        n += L.coll_group[L.plan[L.plan_off[i] + pos].coll] == g;
+                }
+            }
+        }
+        dl_fast_free(F);
+        if (k < 300)
+            dl_layout_free(&L);
+        else
+            dl_config_free(&c);
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT(checked > 10000 && orders[0] > 50 && orders[1] > 50);
+    gsl_rng_free(rng);
+}
+
+/* Components (one slot): a 3D layout's pipeline stages; GPUs linked through
+ * a chain of groups are one. */
+static void test_components(void)
+{
+    dl_config c;
+    char err[256];
+    dl_params P = {.disorder = 0.1, .slots = 1};
+    CU_ASSERT_FATAL(dl_config_parse(&c, "{\"model\": \"single\", \"tp\": 2, \"dp\": 3, \"pp\": 4,"
+                                        " \"tp_colls\": 2, \"dp_colls\": 3}",
+                                    "inline", err, sizeof err) == 0);
+    dl_fast *F = dl_fast_new(&c.layout, &P);
+    CU_ASSERT_FATAL(F != NULL);
+    CU_ASSERT_EQUAL(F->ncomps, 4);
+    for (int i = 0; i < c.layout.ngpus; i++)
+        CU_ASSERT_EQUAL(F->comp_of[i], i / 6);
+    dl_fast_free(F);
+    dl_config_free(&c);
+    CU_ASSERT_FATAL(dl_config_parse(&c, "{\"model\": \"single\", \"gpus\": 7, \"groups\": ["
+                                        "{\"members\": [0, 5], \"colls\": 1}, {\"members\": [3], \"colls\": 1},"
+                                        "{\"members\": [5, 2], \"colls\": 1}, {\"members\": [4, 6, 1], \"colls\": 1}]}",
+                                    "inline", err, sizeof err) == 0);
+    F = dl_fast_new(&c.layout, &P);
+    CU_ASSERT_FATAL(F != NULL);
+    const int want[7] = {0, 1, 0, 2, 1, 0, 1};
+    CU_ASSERT_EQUAL(F->ncomps, 3);
+    for (int i = 0; i < 7; i++)
+        CU_ASSERT_EQUAL(F->comp_of[i], want[i]);
+    dl_fast_free(F);
+    dl_config_free(&c);
+}
+
+/* The paper's (4,4,4) synchronization layout at rates that deadlock a few
+ * percent of rounds, and its single-queue row at a rate where most rounds
+ * skip somewhere: evaluator and engine agree on every round. */
+static void test_evaluator_equals_engine_paper(void)
+{
+    const struct { const char *json; double disorder, sync; int slots; } cases[] = {
+        {"{\"model\": \"sync\", \"tp\": 4, \"dp\": 4, \"pp\": 4, \"tp_colls\": 400, \"dp_colls\": 1200}",
+         0.01, 0.01, 0},
+        {"{\"model\": \"single\", \"tp\": 4, \"dp\": 4, \"pp\": 4, \"tp_colls\": 400, \"dp_colls\": 1200}",
+         1e-5, 0, 1},
+    };
+    long rounds = quick() ? 40 : 150;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        dl_config c;
+        char err[256];
+        CU_ASSERT_FATAL(dl_config_parse(&c, cases[k].json, "inline", err, sizeof err) == 0);
+        dl_params P = {.disorder = cases[k].disorder, .sync = cases[k].sync, .slots = cases[k].slots};
+        dl_fast *F = dl_fast_new(&c.layout, &P);
+        dl_round *R = dl_round_new(&c.layout, &P);
+        dl_streams *S = dl_streams_new(gsl_rng_taus2, c.layout.ngpus, &P);
+        counts t = {0};
+        for (long r = 0; r < rounds; r++)
+            compare_round(&c.layout, &P, F, R, S, 2023, r, cases[k].json, &t);
+        CU_ASSERT_EQUAL(t.mismatches, 0);
+        CU_ASSERT(t.deadlocks > 0 && t.completes > rounds / 4);
+        if (!(t.deadlocks > 0 && t.completes > rounds / 4) || getenv("DL_TEST_VERBOSE"))
+            fprintf(stderr, "\n  %s: %ld deadlocks, %ld completes of %ld\n", cases[k].json,
+                    t.deadlocks, t.completes, t.rounds);
+        dl_streams_free(S);
+        dl_round_free(R);
+        dl_fast_free(F);
+        dl_config_free(&c);
+    }
+}
+
+/* Deadlocked rounds replayed component by component (sim/split.c) give the
+ * whole-round engine's counts, step and event, round by round, on 3D
+ * layouts where several stages often deadlock in the same round; layouts
+ * with one component, or components that differ, are declined. */
+static void test_split_equals_engine(void)
+{
+    const struct { const char *json; double disorder, sync; int slots; } cases[] = {
+        {"{\"model\": \"sync\", \"tp\": 2, \"dp\": 3, \"pp\": 5, \"tp_colls\": 20, \"dp_colls\": 40}",
+         0.08, 0.08, 0},
+        {"{\"model\": \"sync\", \"tp\": 2, \"dp\": 2, \"pp\": 4, \"tp_colls\": 15, \"dp_colls\": 30,"
+         " \"order\": \"sequential\"}", 0.1, 0.1, 0},
+        {"{\"model\": \"single\", \"tp\": 4, \"dp\": 2, \"pp\": 4, \"tp_colls\": 20, \"dp_colls\": 60}",
+         0.0008, 0, 1},
+        {"{\"model\": \"resource\", \"slots\": 1, \"tp\": 2, \"dp\": 2, \"pp\": 3, \"tp_colls\": 20,"
+         " \"dp_colls\": 40}", 0.004, 0.02, 1},
+    };
+    long rounds = quick() ? 150 : 600;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        dl_config c;
+        char err[256];
+        CU_ASSERT_FATAL(dl_config_parse(&c, cases[k].json, "inline", err, sizeof err) == 0);
+        dl_params P = {.disorder = cases[k].disorder, .sync = cases[k].sync, .slots = cases[k].slots};
+        dl_fast *F = dl_fast_new(&c.layout, &P);
+        dl_split *X = dl_split_new(&c.layout, &P, gsl_rng_taus2, F);
+        CU_ASSERT_FATAL(F != NULL && X != NULL);
+        dl_round *R = dl_round_new(&c.layout, &P);
+        dl_streams *S = dl_streams_new(gsl_rng_taus2, c.layout.ngpus, &P);
+        long dead = 0, several = 0, bad = 0;
+        for (long r = 0; r < rounds; r++) {
+            dl_streams_seed(S, 77, r);
+            if (dl_fast_run(F, S) != DL_DEADLOCK)
+                continue;
+            int ndead = 0;
+            for (int q = 0; q < F->ncomps; q++)
+                ndead += F->comp_dead[q];
+            dead++;
+            several += ndead > 1;
+            dl_split_counts x;
+            int rc = dl_split_round(X, 77, r, &x);
+            dl_streams_seed(S, 77, r);
+            int st = dl_round_run_streams(R, S, NULL);
+            bad += rc != 0 || st != DL_DEADLOCK || x.steps != R->step + 1 || x.events != R->events ||
+                   x.invocations != R->invocations || x.syncs != R->syncs ||
+                   x.skips != R->skips || x.deadlock_event != R->deadlock_event;
+        }
+        CU_ASSERT_EQUAL(bad, 0);
+        CU_ASSERT(dead > rounds / 10 && several > 5);
+        if (bad || !(dead > rounds / 10 && several > 5) || getenv("DL_TEST_VERBOSE"))
+            fprintf(stderr, "\n  %s: %ld deadlocked rounds (%ld in several stages), %ld differ\n",
+                    cases[k].json, dead, several, bad);
+        dl_streams_free(S);
+        dl_round_free(R);
+        dl_split_free(X);
+        dl_fast_free(F);
+        dl_config_free(&c);
+    }
+    /* declined: one component; two components of different shapes */
+    const char *declined[] = {
+        "{\"model\": \"sync\", \"tp\": 2, \"dp\": 2, \"pp\": 1, \"tp_colls\": 5, \"dp_colls\": 5}",
+        "{\"model\": \"sync\", \"gpus\": 5, \"groups\": [{\"members\": [0, 1], \"colls\": 4},"
+        " {\"members\": [2, 3, 4], \"colls\": 4}]}",
+        "{\"model\": \"sync\", \"gpus\": 4, \"groups\": [{\"members\": [0, 1], \"colls\": 4},"
+        " {\"members\": [2, 3], \"colls\": 5}]}",
+    };
+    for (int k = 0; k < 3; k++) {
+        dl_config c;
+        char err[256];
+        CU_ASSERT_FATAL(dl_config_parse(&c, declined[k], "inline", err, sizeof err) == 0);
+        dl_params P = {.disorder = 0.1, .sync = 0.1, .slots = 0};
+        dl_fast *F = dl_fast_new(&c.layout, &P);
+        CU_ASSERT_PTR_NULL(dl_split_new(&c.layout, &P, gsl_rng_taus2, F));
         dl_fast_free(F);
         dl_config_free(&c);
     }
@@ -527,6 +719,10 @@ int dl_register_fast_tests(void)
         return -1;
     if (!CU_add_test(s, "evaluator = engine, random layouts", test_evaluator_equals_engine) ||
         !CU_add_test(s, "evaluator = engine, 3D layouts", test_evaluator_equals_engine_3d) ||
+        !CU_add_test(s, "evaluator = engine, paper's (4,4,4) layout", test_evaluator_equals_engine_paper) ||
+        !CU_add_test(s, "evaluator: planned order in closed form", test_plan_count_closed_form) ||
+        !CU_add_test(s, "evaluator: components", test_components) ||
+        !CU_add_test(s, "deadlocked rounds replayed by component = engine", test_split_equals_engine) ||
         !CU_add_test(s, "evaluator: consistent orders complete", test_evaluator_consistent_orders) ||
         !CU_add_test(s, "study totals = engine study", test_study_equals_engine_study) ||
         !CU_add_test(s, "exact stream = plain engine", test_exact_stream_is_plain_engine) ||

@@ -54,6 +54,60 @@ static void test_thread_count_independence(void)
     dl_config_free(&c);
 }
 
+/* A study run as shares of its rounds (what MPI ranks do, sim/mpi.c) adds
+ * up to the whole: totals, the first deadlock, the per-round rows; a share
+ * outside the study is refused. */
+static void test_shares_add_up(void)
+{
+    const char *json = "{\"model\": \"sync\", \"tp\": 2, \"dp\": 2, \"pp\": 2, "
+                       "\"tp_colls\": 20, \"dp_colls\": 30}";
+    dl_config c;
+    char err[256];
+    CU_ASSERT_FATAL(dl_config_parse(&c, json, "inline", err, sizeof err) == 0);
+    const dl_params models[] = {{0.02, 0, 1}, {0.05, 0.05, 0}, {0.05, 0.05, 2}};
+    const long cuts[] = {0, 1, 140, 141, 399, 401};
+    for (size_t m = 0; m < 3; m++) {
+        dl_study whole = {.L = &c.layout, .P = models[m], .rounds = 401, .seed = 42,
+                          .rng = "taus2", .threads = 2, .keep_rounds = 1};
+        CU_ASSERT_FATAL(dl_study_run(&whole, err, sizeof err) == 0);
+        long dead = 0, events = 0, syncs = 0, skips = 0, first = -1, rows_differ = 0;
+        for (int k = 0; k + 1 < 6; k++) {
+            dl_study part = whole;
+            part.first = cuts[k];
+            part.count = cuts[k + 1] - cuts[k];
+            part.per_round = NULL;
+            CU_ASSERT_FATAL(dl_study_run(&part, err, sizeof err) == 0);
+            dead += part.deadlocks;
+            events += part.events;
+            syncs += part.syncs;
+            skips += part.skips;
+            if (first < 0)
+                first = part.first_deadlock;
+            for (long r = 0; r < part.count; r++) {
+                const dl_round_result *x = &part.per_round[r], *y = &whole.per_round[part.first + r];
+                rows_differ += x->deadlock != y->deadlock || x->events != y->events ||
+                               x->steps != y->steps || x->deadlock_event != y->deadlock_event;
+            }
+            free(part.per_round);
+        }
+        CU_ASSERT(whole.deadlocks > 0 && whole.deadlocks < whole.rounds);
+        CU_ASSERT_EQUAL(dead, whole.deadlocks);
+        CU_ASSERT_EQUAL(events, whole.events);
+        CU_ASSERT_EQUAL(syncs, whole.syncs);
+        CU_ASSERT_EQUAL(skips, whole.skips);
+        CU_ASSERT_EQUAL(first, whole.first_deadlock);
+        CU_ASSERT_EQUAL(rows_differ, 0);
+        free(whole.per_round);
+    }
+    const long bad[][2] = {{-1, 10}, {395, 10}, {0, -3}, {401, 1}};
+    for (int k = 0; k < 4; k++) {
+        dl_study part = {.L = &c.layout, .P = models[0], .rounds = 401, .seed = 42,
+                         .rng = "taus2", .first = bad[k][0], .count = bad[k][1]};
+        CU_ASSERT_EQUAL(dl_study_run(&part, err, sizeof err), -1);
+    }
+    dl_config_free(&c);
+}
+
 /* One group of G GPUs and n collectives, single queue: a round deadlocks as
  * soon as one GPU skips, so the ratio is 1-(1-p)^(G(n-1)) up to O(p^2). */
 static void test_one_group_analytic(void)
@@ -147,6 +201,7 @@ int dl_register_montecarlo_tests(void)
     if (!s)
         return -1;
     if (!CU_add_test(s, "same seed, any thread count", test_thread_count_independence) ||
+        !CU_add_test(s, "shares of a study add up to it", test_shares_add_up) ||
         !CU_add_test(s, "one group: 1-(1-p)^(G(n-1))", test_one_group_analytic) ||
         !CU_add_test(s, "Clopper-Pearson interval", test_binomial_interval) ||
         !CU_add_test(s, "--verify agrees on every event", test_verify_study) ||
