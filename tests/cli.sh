@@ -3,26 +3,7 @@
 # and bad input rejected with messages that name the file, key or option.
 set -u
 dlsim=${1:?usage: tests/cli.sh path/to/dlsim}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-
-ok()  { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; sed 's/^/     | /' "$tmp/err" "$tmp/out" 2>/dev/null | head -20; }
-
-# expect NAME STATUS GREP-PATTERN -- command...: status and a pattern in stdout+stderr
-expect() {
-  local name=$1 want=$2 pat=$3; shift 4
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local got=$?
-  if [ "$got" != "$want" ]; then
-    echo "     exit $got, wanted $want" >>"$tmp/err"; bad "$name"; return
-  fi
-  if [ -n "$pat" ] && ! cat "$tmp/out" "$tmp/err" | grep -qE -- "$pat"; then
-    echo "     no match for /$pat/" >>"$tmp/err"; bad "$name"; return
-  fi
-  ok "$name"
-}
+. "$(dirname "$0")/expect.sh"
 
 small=configs/examples/reference-format.json
 fig1c=configs/examples/fig1c.json
@@ -117,6 +98,4 @@ expect "info"                   0 "8 GPUs, 8 groups"   -- "$dlsim" info $small
 expect "info --groups --plan"   0 "planned order of GPU 0: 0 80 1 81" -- "$dlsim" info $small --groups --plan 0
 expect "info --plan out of range" 2 "GPU 99 does not exist" -- "$dlsim" info $small --plan 99
 
-echo
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

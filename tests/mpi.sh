@@ -17,11 +17,7 @@ if [ ! -x "$mpi" ]; then
   echo "mpi.sh: skipped: no $mpi (make mpi builds it; it needs mpicc)"
   exit 0
 fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok()  { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; sed 's/^/     | /' "$tmp/err" 2>/dev/null | head -20; }
+. "$(dirname "$0")/expect.sh"
 
 # Ranks may outnumber this machine's cores; root needs Open MPI's consent.
 launch=(timeout 300 mpirun --oversubscribe)
@@ -98,6 +94,4 @@ expect_fail "ranks with other arguments" "different arguments" -- \
 expect_fail "one rank cannot load its config" "rank 1: .*nope.json" -- \
   "${launch[@]}" -n 1 "$mpi" run $fig1c --rounds 10 : -n 1 "$mpi" run "$tmp/nope.json" --rounds 10
 
-echo
-echo "mpi.sh: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish mpi.sh

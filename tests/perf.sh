@@ -6,28 +6,8 @@
 set -u
 perf=${1:?usage: tests/perf.sh build/pccl-perf [build/asan/pccl-perf]}
 asan=${2:-}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
 
-ok()  { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; sed 's/^/     | /' "$tmp/err" "$tmp/out" 2>/dev/null | head -20; }
-
-# expect NAME STATUS GREP-PATTERN -- command...: status and a pattern in stdout+stderr
-expect() {
-  local name=$1 want=$2 pat=$3; shift 4
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local got=$?
-  if [ "$got" != "$want" ]; then
-    echo "     exit $got, wanted $want" >>"$tmp/err"; bad "$name"; return 1
-  fi
-  if [ -n "$pat" ] && ! cat "$tmp/out" "$tmp/err" | grep -qE -- "$pat"; then
-    echo "     no match for /$pat/" >>"$tmp/err"; bad "$name"; return 1
-  fi
-  ok "$name"
-}
-# check NAME CONDITION-COMMAND...: a plain assertion
-check() { local name=$1; shift; if "$@" >"$tmp/cerr" 2>&1; then ok "$name"; else cat "$tmp/cerr" >>"$tmp/err"; bad "$name"; fi; }
+. "$(dirname "$0")/expect.sh"
 
 # data rows of a pccl-perf table: lines that start with a size
 rows() { grep -E '^ +[0-9]+ ' "$1"; }
@@ -127,6 +107,4 @@ if expect "scripts/perf --host" 0 "" -- scripts/perf --host --bin "$perf" --gpus
 fi
 expect "scripts/perf bad --gpus" 2 "--gpus x: expected a number" -- scripts/perf --gpus x
 
-echo
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

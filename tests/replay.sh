@@ -18,23 +18,8 @@ san=$bin long=0
 for a in "${@:2}"; do
   case "$a" in --long) long=1 ;; *) san=$a ;; esac
 done
+. "$(dirname "$0")/expect.sh"
 cd "$(dirname "$0")/.."
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok()  { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; sed 's/^/     | /' "$tmp/err" "$tmp/out" 2>/dev/null | head -20; }
-expect() { # NAME STATUS PATTERN -- command...
-  local name=$1 want=$2 pat=$3; shift 4
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local got=$?
-  if [ "$got" != "$want" ]; then echo "     exit $got, wanted $want" >>"$tmp/err"; bad "$name"; return; fi
-  if [ -n "$pat" ] && ! cat "$tmp/out" "$tmp/err" | grep -qE -- "$pat"; then
-    echo "     no match for /$pat/" >>"$tmp/err"; bad "$name"; return
-  fi
-  ok "$name"
-}
-
 fig1c=configs/examples/fig1c.json
 build/dlsim gen $fig1c --round 5 --full -o "$tmp/full.csv" 2>/dev/null
 build/dlsim gen configs/examples/fig1d.json --round 5 -o "$tmp/plain.csv" 2>/dev/null
@@ -95,5 +80,4 @@ else
   bad "corpus: every replay completes with exact data"
 fi
 
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish
