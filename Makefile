@@ -123,7 +123,7 @@ $(TSAN)/pccl-tests: $(PTEST_SRC:%.c=$(TSAN)/%.o) $(TSAN)/tests/runner.o $(PCCL_S
 	$(CC) $(CFLAGS) $(TSANFLAGS) -o $@ $^ -lcunit -lm -pthread
 
 # ---- dlreplay (harness/): host backend here; the CUDA build joins `make gpu` ----
-_test check: $(B)/dlreplay $(SAN)/dlreplay $(B)/harness-tests $(SAN)/harness-tests
+_test check: $(B)/dlreplay $(SAN)/dlreplay $(B)/harness-tests $(SAN)/harness-tests $(TSAN)/harness-tests
 # The larger corpus: 200 rounds per config of configs/replay on the host backend.
 _test-long: $(B)/dlsim $(B)/dlreplay
 	tests/replay.sh $(B)/dlreplay --long
@@ -158,6 +158,10 @@ $(B)/dlreplay: $(B)/harness/dlreplay.o $(DR_SRC:%.c=$(B)/%.o) $(B)/tests/pccl/ch
 $(SAN)/dlreplay: $(SAN)/harness/dlreplay.o $(DR_SRC:%.c=$(SAN)/%.o) $(SAN)/tests/pccl/check.o \
                  $(SAN)/libdlsim.a $(PCCL_SRC:%.c=$(SAN)/%.o)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(LDLIBS)
+$(HTEST_SRC:%.c=$(TSAN)/%.o) $(DR_SRC:%.c=$(TSAN)/%.o): $(DR_HDRS) $(wildcard tests/harness/*.h)
+$(TSAN)/harness-tests: $(HTEST_SRC:%.c=$(TSAN)/%.o) $(DR_SRC:%.c=$(TSAN)/%.o) $(TSAN)/tests/pccl/check.o \
+                       $(TSAN)/tests/runner.o $(B)/libdlsim.a $(PCCL_SRC:%.c=$(TSAN)/%.o)
+	$(CC) $(CFLAGS) $(TSANFLAGS) -o $@ $^ $(LDLIBS) -lcunit
 $(B)/harness-tests: $(HTEST_SRC:%.c=$(B)/%.o) $(DR_SRC:%.c=$(B)/%.o) $(B)/tests/pccl/check.o \
                     $(B)/tests/runner.o $(B)/libdlsim.a $(B)/libpccl-host.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lcunit
@@ -225,9 +229,10 @@ _test check: $(B)/dlsim $(B)/dlsim-tests $(SAN)/dlsim $(SAN)/dlsim-tests $(if $(
 	PCCL_TEST_QUICK=1 TSAN_OPTIONS=halt_on_error=1 $(TSAN)/pccl-tests
 	@echo "== pccl-perf, host backend (tests/perf.sh; optimized and ASan+UBSan builds)"
 	tests/perf.sh $(B)/pccl-perf $(SAN)/pccl-perf
-	@echo "== dlreplay: the harness (emulated NCCL, pccl host backend; optimized, then ASan+UBSan)"
+	@echo "== dlreplay: the harness (emulated NCCL, pccl host backend; optimized, ASan+UBSan, TSan with fewer rounds)"
 	$(B)/harness-tests
 	$(SAN)/harness-tests
+	DR_TEST_QUICK=1 TSAN_OPTIONS=halt_on_error=1 $(TSAN)/harness-tests
 	@echo "== dlreplay: command line and the trace corpus on the host backend (tests/replay.sh)"
 	tests/replay.sh $(B)/dlreplay $(SAN)/dlreplay
 	@scripts/test-gpu --if-present

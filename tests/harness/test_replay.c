@@ -91,6 +91,12 @@ static dr_setup setup_of(const dl_config *c, ck_coll *k, int comm_mode)
 
 static const dr_options fast_watchdog = {.timeout = 0.3};
 
+/* DR_TEST_QUICK=1 (the ThreadSanitizer run): fewer rounds. */
+static long rounds(long n)
+{
+    return getenv("DR_TEST_QUICK") ? (n + 3) / 4 : n;
+}
+
 /* ---- gen --full and the plan check ---------------------------------------- */
 
 /* A full trace starts with the plain trace, holds every GPU's whole plan, and
@@ -234,7 +240,7 @@ static void test_agreement_and_order(void)
         parse(&c, configs[i]);
         ck_coll *k = shapes(&c.layout, 33);
         dr_setup S = setup_of(&c, k, DR_COMM_COLL);
-        for (long r = 0; r < 12; r++) {
+        for (long r = 0; r < rounds(12); r++) {
             dl_trace t;
             int st = gen_round(&c, r, 1, &t);
             dr_result res;
@@ -415,7 +421,7 @@ static void test_host_pccl(void)
         ck_coll *k = shapes(&c.layout, 300);
         for (int mode = DR_COMM_GROUP; mode <= DR_COMM_MEMBERS; mode++) {
             dr_setup S = setup_of(&c, k, mode);
-            for (long r = 0; r < 4; r++) {
+            for (long r = 0; r < rounds(4); r++) {
                 dl_trace t;
                 deadlocks += gen_round(&c, r, 1, &t) == DL_DEADLOCK;
                 dr_result res;
