@@ -244,7 +244,7 @@ _bench: $(B)/dlsim
 # build/gpu/pccl-perf (make gpu): CUDA, NCCL, libc, pthreads only, like the
 # other GPU programs; build/pccl-perf: pccl's host backend, no CUDA, for CI.
 PERF_SRC := $(wildcard harness/perf/*.c) tests/pccl/check.c
-PERF_DEPS := $(PERF_SRC) harness/perf/perf.h tests/pccl/check.h lib/pccl.h
+PERF_DEPS := $(PERF_SRC) harness/perf/perf.h harness/calls.h tests/pccl/check.h lib/pccl.h
 $(B)/pccl-perf: $(PERF_DEPS) $(B)/libpccl-host.a
 	$(CC) $(CFLAGS) -o $@ $(PERF_SRC) $(B)/libpccl-host.a -lm -pthread
 $(SAN)/pccl-perf: $(PERF_DEPS) $(PCCL_SRC:%.c=$(SAN)/%.o)

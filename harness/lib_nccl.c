@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "../sim/util.h"
+#include "calls.h"
 
 #define SETUP_LIMIT_S 120.0
 
@@ -213,21 +214,6 @@ static npart *part_of(nstate *N, int gpu, int coll)
     return &N->part[dr_part(N->S->L, gpu, coll)];
 }
 
-static ncclResult_t call(const ck_coll *k, npart *p, ncclComm_t c)
-{
-    ncclDataType_t t = (ncclDataType_t)k->dtype;
-    ncclRedOp_t op = (ncclRedOp_t)k->op;
-    switch (k->type) {
-    case pcclCollAllReduce: return ncclAllReduce(p->send, p->recv, k->count, t, op, c, p->stream);
-    case pcclCollAllGather: return ncclAllGather(p->send, p->recv, k->count, t, c, p->stream);
-    case pcclCollReduceScatter:
-        return ncclReduceScatter(p->send, p->recv, k->count, t, op, c, p->stream);
-    case pcclCollReduce:
-        return ncclReduce(p->send, p->recv, k->count, t, op, k->root, c, p->stream);
-    default: return ncclBroadcast(p->send, p->recv, k->count, t, k->root, c, p->stream);
-    }
-}
-
 static int ninvoke(void *state, int gpu, int coll, char *err, size_t errlen)
 {
     nstate *N = state;
@@ -236,7 +222,8 @@ static int ninvoke(void *state, int gpu, int coll, char *err, size_t errlen)
         return dl_fail(err, errlen, "aborted");
     ncclComm_t c = N->comm[p->comm][p->rank];
     DR_CUDA(cudaSetDevice(gpu));
-    if (settle(N, c, call(&N->S->coll[coll], p, c), "collective call", -1, err, errlen))
+    if (settle(N, c, dr_nccl_call(&N->S->coll[coll], p->send, p->recv, c, p->stream, NULL),
+               "collective call", -1, err, errlen))
         return -1;
     DR_CUDA(cudaEventRecord(p->done, p->stream));
     return 0;

@@ -11,6 +11,8 @@
  * be freed after an abort too. */
 #include "libs.h"
 
+#include "calls.h"
+
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,17 +84,6 @@ static int copy_to(pstate *P, int gpu, void *dst, const void *src, size_t n, cha
     return 0;
 }
 
-static int register_coll(pcclComm_t c, const ck_coll *k, int *id)
-{
-    switch (k->type) {
-    case pcclCollAllReduce: return pcclRegisterAllReduce(c, k->count, k->dtype, k->op, 0, id);
-    case pcclCollAllGather: return pcclRegisterAllGather(c, k->count, k->dtype, 0, id);
-    case pcclCollReduceScatter: return pcclRegisterReduceScatter(c, k->count, k->dtype, k->op, 0, id);
-    case pcclCollReduce: return pcclRegisterReduce(c, k->count, k->dtype, k->op, k->root, 0, id);
-    default: return pcclRegisterBroadcast(c, k->count, k->dtype, k->root, 0, id);
-    }
-}
-
 /* A part: its collective registered on its rank, its buffers filled. */
 static int stage_part(void *ctx, const dr_image *im, char *err, size_t errlen)
 {
@@ -101,7 +92,7 @@ static int stage_part(void *ctx, const dr_image *im, char *err, size_t errlen)
     pb->comm = P->S->coll_comm[im->coll];
     pb->rank = im->rank;
     pcclComm_t c = P->comm[pb->comm][pb->rank];
-    pcclResult_t r = register_coll(c, &P->S->coll[im->coll], &pb->id);
+    pcclResult_t r = dr_pccl_register(c, &P->S->coll[im->coll], &pb->id);
     if (r != pcclSuccess)
         return fail_pccl(err, errlen, "pcclRegister", r, c);
     if (im->rank > 0 && pb->id != P->part[im->part - im->rank].id)

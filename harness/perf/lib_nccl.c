@@ -20,6 +20,8 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include "../calls.h"
+
 #define SETUP_LIMIT_S 120.0 /* communicator creation and teardown */
 
 typedef struct {
@@ -114,33 +116,8 @@ static void launch(perf_rank *R, nccl_rank *N, const perf_case *k, int inplace, 
 {
     void *s, *r;
     perf_ptrs(k, R->rank, R->send, R->recv, R->T->alloc, inplace, iter, &s, &r);
-    const ck_coll *c = &k->c;
-    ncclDataType_t dt = (ncclDataType_t)c->dtype; /* pccl's numbering is NCCL's */
-    ncclRedOp_t op = (ncclRedOp_t)c->op;
-    ncclResult_t res;
     const char *call;
-    switch (c->type) {
-    case pcclCollAllReduce:
-        call = "ncclAllReduce";
-        res = ncclAllReduce(s, r, c->count, dt, op, N->comm, N->stream);
-        break;
-    case pcclCollAllGather:
-        call = "ncclAllGather";
-        res = ncclAllGather(s, r, c->count, dt, N->comm, N->stream);
-        break;
-    case pcclCollReduceScatter:
-        call = "ncclReduceScatter";
-        res = ncclReduceScatter(s, r, c->count, dt, op, N->comm, N->stream);
-        break;
-    case pcclCollReduce:
-        call = "ncclReduce";
-        res = ncclReduce(s, r, c->count, dt, op, c->root, N->comm, N->stream);
-        break;
-    default:
-        call = "ncclBroadcast";
-        res = ncclBroadcast(s, r, c->count, dt, c->root, N->comm, N->stream);
-        break;
-    }
+    ncclResult_t res = dr_nccl_call(&k->c, s, r, N->comm, N->stream, &call);
     /* settle before the next call on this communicator (nccl-facts.md) */
     settle(R->rank, N->comm, res, call, 0);
 }

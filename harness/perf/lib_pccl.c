@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "perf.h"
+#include "../calls.h"
 
 static pcclConfig_t config(void)
 {
@@ -39,18 +40,6 @@ static void fail(perf_rank *R, const char *call, const perf_case *k, pcclResult_
                pcclGetLastError(R->pcomm));
 }
 
-static pcclResult_t reg(pcclComm_t c, const perf_case *k, int *id)
-{
-    const ck_coll *x = &k->c;
-    switch (x->type) {
-    case pcclCollAllReduce: return pcclRegisterAllReduce(c, x->count, x->dtype, x->op, 0, id);
-    case pcclCollAllGather: return pcclRegisterAllGather(c, x->count, x->dtype, 0, id);
-    case pcclCollReduceScatter: return pcclRegisterReduceScatter(c, x->count, x->dtype, x->op, 0, id);
-    case pcclCollReduce: return pcclRegisterReduce(c, x->count, x->dtype, x->op, x->root, 0, id);
-    default: return pcclRegisterBroadcast(c, x->count, x->dtype, x->root, 0, id);
-    }
-}
-
 static int p_test_begin(perf_rank *R, const perf_case *cases, int ncases)
 {
     perf_team *T = R->T;
@@ -69,7 +58,7 @@ static int p_test_begin(perf_rank *R, const perf_case *cases, int ncases)
     dev_set(R->dev); /* pcclCommInitAll may have moved rank 0's thread */
     for (int i = 0; i < ncases; i++) {
         int id = -1;
-        pcclResult_t res = reg(R->pcomm, &cases[i], &id);
+        pcclResult_t res = dr_pccl_register(R->pcomm, &cases[i].c, &id);
         if (res != pcclSuccess) fail(R, "registration", &cases[i], res);
         R->pccl_id[cases[i].size_idx] = id;
     }
