@@ -244,15 +244,16 @@ _bench: $(B)/dlsim
 # build/gpu/pccl-perf (make gpu): CUDA, NCCL, libc, pthreads only, like the
 # other GPU programs; build/pccl-perf: pccl's host backend, no CUDA, for CI.
 PERF_SRC := $(wildcard harness/perf/*.c) tests/pccl/check.c
-PERF_DEPS := $(PERF_SRC) harness/perf/perf.h harness/calls.h tests/pccl/check.h lib/pccl.h
+PERF_DEPS := $(PERF_SRC) harness/perf/perf.h harness/perf/compute.h harness/calls.h tests/pccl/check.h lib/pccl.h
 $(B)/pccl-perf: $(PERF_DEPS) $(B)/libpccl-host.a
 	$(CC) $(CFLAGS) -o $@ $(PERF_SRC) $(B)/libpccl-host.a -lm -pthread
 $(SAN)/pccl-perf: $(PERF_DEPS) $(PCCL_SRC:%.c=$(SAN)/%.o)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(PERF_SRC) $(PCCL_SRC:%.c=$(SAN)/%.o) -lm -pthread
-$(G)/pccl-perf: $(PERF_DEPS) $(B)/libpccl.a
+# compute.cu: --interfere's kernels, GPU build only (compute_host.c stands in)
+$(G)/pccl-perf: $(PERF_DEPS) harness/perf/compute.cu $(B)/libpccl.a
 	@mkdir -p $(dir $@)
-	$(NVCC) -O2 -arch=$(GPU_ARCH) -DPERF_HAVE_CUDA -DPERF_HAVE_NCCL -Xcompiler -Wall -o $@ $(PERF_SRC) \
+	$(NVCC) -O2 -arch=$(GPU_ARCH) -DPERF_HAVE_CUDA -DPERF_HAVE_NCCL -Xcompiler -Wall -o $@ $(PERF_SRC) harness/perf/compute.cu \
 	    $(B)/libpccl.a -lnccl -lpthread
 _all build: $(B)/pccl-perf
 gpu: $(G)/pccl-perf

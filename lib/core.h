@@ -45,8 +45,29 @@ PCCL_FN uint32_t pccl_ld_acq32(const uint32_t *p)
     asm volatile("ld.acquire.sys.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
     return v;
 }
+PCCL_FN void pccl_st_rlx(uint64_t *p, uint64_t v)
+{
+    asm volatile("st.relaxed.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
 PCCL_FN void pccl_fence(void) { __threadfence_system(); }
+/* A release fence: every write (and read) of the block that precedes it, the
+ * other threads' included through the barrier before it, is ordered before
+ * the relaxed stores that follow.  One acq_rel fence and relaxed counter
+ * stores cost one membar where a full fence plus a release store per counter
+ * cost three (NCCL's Simple protocol posts its steps the same way). */
+PCCL_FN void pccl_fence_rel(void) { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
+PCCL_FN void pccl_st_post(uint64_t *p, uint64_t v) { pccl_st_rlx(p, v); }
 /* Blocks of one GPU meet on its own memory: GPU scope suffices. */
+PCCL_FN void pccl_red_gpu(uint64_t *p, uint64_t v)
+{
+    asm volatile("red.relaxed.gpu.global.add.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+PCCL_FN uint64_t pccl_ld_gpu(const uint64_t *p)
+{
+    uint64_t v;
+    asm volatile("ld.relaxed.gpu.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
 PCCL_FN uint64_t pccl_add_gpu(uint64_t *p, uint64_t v)
 {
     uint64_t old;
@@ -57,11 +78,18 @@ PCCL_FN uint64_t pccl_add_gpu(uint64_t *p, uint64_t v)
 PCCL_FN uint64_t pccl_ld_acq(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 PCCL_FN void pccl_st_rel(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 PCCL_FN uint32_t pccl_ld_acq32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+PCCL_FN void pccl_st_rlx(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
 /* On the host every publication is a release store, which orders what came
  * before it; the GPU needs the fence because other threads of the block wrote
  * the data. */
 PCCL_FN void pccl_fence(void) {}
+/* On the host the counter store itself releases (ThreadSanitizer does not
+ * model standalone fences); the fence is then redundant, and free on x86. */
+PCCL_FN void pccl_fence_rel(void) { __atomic_thread_fence(__ATOMIC_RELEASE); }
+PCCL_FN void pccl_st_post(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 PCCL_FN uint64_t pccl_add_gpu(uint64_t *p, uint64_t v) { return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL); }
+PCCL_FN void pccl_red_gpu(uint64_t *p, uint64_t v) { __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+PCCL_FN uint64_t pccl_ld_gpu(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
 #endif
 
 /* ---- programs of primitives --------------------------------------------- */
@@ -88,7 +116,7 @@ typedef struct {
     uint8_t type, dtype, op, esize;
     uint8_t nranks, rank, root, nsteps;
     int32_t priority;
-    uint32_t pad;
+    uint32_t used;        /* blocks with loops of it: 0 .. used-1 run it     */
     uint64_t count;       /* AR/Reduce/Bcast: elements; AG: per-rank send; RS: per-rank recv */
     uint64_t chunk_elems; /* elements per connector slot                    */
     uint64_t conn_off;    /* this collective's connectors, same offset in every arena */
@@ -105,6 +133,7 @@ typedef struct {
     uint32_t pad;
     const void *sendbuf;           /* this invocation's buffers          */
     void *recvbuf;
+    uint64_t t_fetch;              /* PCCL_PROFILE: when its SQ entry was read */
 } pccl_ctx;
 
 /* A collective's connectors on one block, at conn_off + block * stride in
@@ -129,8 +158,17 @@ typedef struct {
     void *recvbuf;
 } pccl_args;
 
+/* A block's running totals; the time figures (ns) only with PCCL_PROFILE.
+ * The block keeps them in device memory across launches (pccl_blk_saved)
+ * and publishes them to pinned memory, where the host reads any time. */
 typedef struct {
-    uint64_t preemptions, primitives, quits, pad;
+    uint64_t preemptions, primitives, quits, completions;
+    uint64_t ns_sq;     /* passes that found SQ entries: reading the SQ     */
+    uint64_t ns_wait;   /* polling connector flags (peers, free slots)      */
+    uint64_t ns_exec;   /* primitives: moving and reducing data, barriers   */
+    uint64_t ns_commit; /* publishing a step: fence and flag stores         */
+    uint64_t ns_cq;     /* completing: the blocks' count and the CQ entry   */
+    uint64_t ns_life;   /* SQ read to completion, summed over invocations  */
 } pccl_blk_stats;
 
 typedef struct {
@@ -146,11 +184,13 @@ typedef struct {
 typedef struct {
     uint64_t sq_head;
     uint32_t tq_len, pad;
+    pccl_blk_stats st;
 } pccl_blk_saved;
 
 /* Knobs the daemon reads (resolved by the host from config, env, defaults). */
 typedef struct {
     int32_t blocks, threads, slots, depth, max_colls, order, chaos, sticky;
+    int32_t profile, pad;
     int64_t spin_head, spin_base, spin_min, quit_ns;
     uint64_t chaos_seed;
 } pccl_knobs;
@@ -164,6 +204,7 @@ typedef struct {
     pccl_ctx *ctx;           /* [max_colls][blocks]                 */
     uint64_t *done;          /* [max_colls] blocks finished, per invocation */
     uint64_t *cq_ticket;     /* CQ slot counter                     */
+    uint64_t *progress;      /* steps committed by any block, ever  */
     pccl_blk_saved *saved;   /* [blocks]                            */
     int32_t *saved_tq;       /* [blocks][depth]                     */
     char *arena;             /* my connectors                       */
@@ -190,7 +231,7 @@ PCCL_FN size_t pccl_carve_device(pccl_gpu *G, char *base)
 #define PCCL_NEXT(off, n) ((((off) + (n)) + 255) & ~(size_t)255)
     size_t mc = (size_t)G->k.max_colls, nb = (size_t)G->k.blocks, d = (size_t)G->k.depth;
     size_t o_ctx = PCCL_NEXT(0, mc * sizeof(pccl_coll)), o_done = PCCL_NEXT(o_ctx, mc * nb * sizeof(pccl_ctx)),
-           o_tick = PCCL_NEXT(o_done, mc * sizeof(uint64_t)), o_saved = PCCL_NEXT(o_tick, sizeof(uint64_t)),
+           o_tick = PCCL_NEXT(o_done, mc * sizeof(uint64_t)), o_saved = PCCL_NEXT(o_tick, 2 * PCCL_FLAG_PAD),
            o_stq = PCCL_NEXT(o_saved, nb * sizeof(pccl_blk_saved)), total = PCCL_NEXT(o_stq, nb * d * sizeof(int32_t));
 #undef PCCL_NEXT
     if (base) {
@@ -198,6 +239,7 @@ PCCL_FN size_t pccl_carve_device(pccl_gpu *G, char *base)
         G->ctx = (pccl_ctx *)(base + o_ctx);
         G->done = (uint64_t *)(base + o_done);
         G->cq_ticket = (uint64_t *)(base + o_tick);
+        G->progress = (uint64_t *)(base + o_tick + PCCL_FLAG_PAD);
         G->saved = (pccl_blk_saved *)(base + o_saved);
         G->saved_tq = (int32_t *)(base + o_stq);
     }
@@ -265,47 +307,56 @@ PCCL_FN uint16_t pccl_float_to_bf16(float f)
 
 /* ---- geometry: which elements a step of a loop touches ------------------- */
 
-/* The block's slice [lo, hi) of the per-rank index space N (see count). */
-PCCL_FN void pccl_slice(const pccl_coll *c, int blocks, int b, uint64_t *lo, uint64_t *hi)
-{
-    uint64_t n = c->count, per = (n + blocks - 1) / blocks;
-    per = (per + 31) & ~(uint64_t)31; /* keep slices aligned for wide loads */
-    *lo = per * b < n ? per * b : n;
-    *hi = *lo + per < n ? *lo + per : n;
-}
-
+/* The per-rank index space N (see count) is cut into loops of
+ * pccl_loop_span elements, dealt to the blocks round robin as NCCL deals
+ * chunks to channels: the block's loop l is global loop l * blocks + b.  All
+ * blocks then work within blocks x span elements of each other, which keeps
+ * the GPU's TLB and DRAM-page working set small; contiguous slices per block
+ * put the blocks a gigabyte apart at large sizes.  Spans are multiples of 16
+ * elements (chunk_elems is), so every loop starts aligned for wide loads. */
 PCCL_FN uint64_t pccl_loop_span(const pccl_coll *c)
 {
     return c->type == 0 /* all-reduce */ ? c->chunk_elems * c->nranks : c->chunk_elems;
 }
 
+PCCL_FN uint64_t pccl_total_loops(const pccl_coll *c)
+{
+    uint64_t span = pccl_loop_span(c);
+    return (c->count + span - 1) / span;
+}
+
+/* The blocks that take part: those with a loop.  Only they get the
+ * collective's SQ entries and count towards its completion; the others never
+ * see it (the same on every rank, so the rings stay in step). */
+PCCL_FN uint32_t pccl_used_blocks(const pccl_coll *c, int blocks)
+{
+    uint64_t total = pccl_total_loops(c);
+    return total == 0 ? 1 : total < (uint64_t)blocks ? (uint32_t)total : (uint32_t)blocks;
+}
+
+/* The block's loops (b < used: at least one; a count of 0 still runs one). */
 PCCL_FN uint64_t pccl_nloops(const pccl_coll *c, int blocks, int b)
 {
-    uint64_t lo, hi, span = pccl_loop_span(c);
-    pccl_slice(c, blocks, b, &lo, &hi);
-    return hi > lo ? (hi - lo + span - 1) / span : 1; /* an empty slice still runs one loop */
+    uint64_t total = pccl_total_loops(c);
+    return total > (uint64_t)b ? (total - b + blocks - 1) / blocks : 1;
 }
 
 /* Input and output element offsets and the element count of (loop, chunk). */
 PCCL_FN void pccl_chunk(const pccl_coll *c, int blocks, int b, uint64_t loop, int chunk,
                         uint64_t *in_off, uint64_t *out_off, uint64_t *cnt)
 {
-    uint64_t lo, hi;
-    pccl_slice(c, blocks, b, &lo, &hi);
-    uint64_t o = lo + loop * pccl_loop_span(c), end;
+    uint64_t n = c->count, span = pccl_loop_span(c), g = loop * (uint64_t)blocks + b;
+    uint64_t o = g * span < n ? g * span : n, hi = o + span < n ? o + span : n, end;
     if (c->type == 0) { /* all-reduce: the loop's span is cut into nranks chunks */
-        uint64_t span = hi - o < pccl_loop_span(c) ? hi - o : pccl_loop_span(c);
-        uint64_t cs = (span + c->nranks - 1) / c->nranks;
+        uint64_t cs = (hi - o + c->nranks - 1) / c->nranks;
         cs = (cs + 15) & ~(uint64_t)15;
-        uint64_t s = o + cs * chunk < o + span ? o + cs * chunk : o + span;
-        end = s + cs < o + span ? s + cs : o + span;
+        uint64_t s = o + cs * chunk < hi ? o + cs * chunk : hi;
+        end = s + cs < hi ? s + cs : hi;
         *in_off = *out_off = s;
         *cnt = end - s;
         return;
     }
-    end = o + c->chunk_elems < hi ? o + c->chunk_elems : hi;
-    if (o > hi) o = hi;
-    *cnt = end > o ? end - o : 0;
+    *cnt = hi - o;
     *in_off = *out_off = o;
     if (c->type == 1) *out_off += (uint64_t)chunk * c->count;     /* all-gather */
     if (c->type == 2) *in_off += (uint64_t)chunk * c->count;      /* reduce-scatter */

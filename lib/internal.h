@@ -46,11 +46,15 @@ struct pcclComm {
 
     pthread_mutex_t mu;
     pthread_cond_t cv;
+    pthread_cond_t poll_cv;     /* pcclRun wakes a sleeping poller */
     pccl_hcoll *colls;
     int ncolls;
     uint64_t submitted, outstanding, completed, cq_head;
+    uint64_t sq_tail[PCCL_MAX_BLOCKS]; /* entries written into each block's SQ */
     uint64_t submitted_at_launch, launches;
     int64_t relaunch_ns, backoff_ns, quit_seen_ns;
+    uint64_t poll_hot_ns;       /* the poller spins this long after an event */
+    uint64_t running_seen_ns;   /* when the daemon was last seen running */
     int was_running, callbacks;
     int users;                  /* API calls inside, under the global lock */
     int stopping, aborted;

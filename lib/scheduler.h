@@ -7,6 +7,7 @@
  *   PCCL_EXEC(job)      all threads move the data of one primitive
  *   PCCL_NOW_NS()       a monotonic clock in nanoseconds
  *   PCCL_POLL_PAUSE(i)  what to do between two polls of a flag
+ *   PCCL_IDLE_PAUSE(i)  what to do after the i-th pass in a row with no work
  * The leader runs the scheduler (fetch, order, stickiness, preemption, context,
  * CQ); the block's other threads only join for the data movement, reading the
  * leader's decisions from the shared state after a barrier.
@@ -35,9 +36,9 @@ typedef struct {
     /* The leader's decisions, one field per decision point: a thread may still
      * be reading one while the leader already makes the next. */
     int32_t cmd, picked, ready, more;
-    int32_t pos, cur, tq_len, progressed;
+    int32_t pos, cur, tq_len, progressed, got, npass, idle, pad;
     int64_t th, th_init;
-    uint64_t sq_head, t_progress, rng, nloops, act_dirty;
+    uint64_t sq_head, t_progress, rng, nloops, act_dirty, t_exec, seen_progress;
     pccl_ctx act;     /* the active context slot */
     pccl_job job;
     pccl_blk_stats st;
@@ -72,7 +73,7 @@ PCCL_FN void pccl_enqueue(pccl_blk *S, const pccl_gpu *G, int32_t id)
     S->tq[i] = id;
 }
 
-PCCL_FN int pccl_fetch(pccl_blk *S, const pccl_gpu *G, int b)
+PCCL_FN int pccl_fetch(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
 {
     int n = 0;
     uint64_t *sq = G->sq + (size_t)b * G->k.depth;
@@ -85,6 +86,7 @@ PCCL_FN int pccl_fetch(pccl_blk *S, const pccl_gpu *G, int b)
         x->step = 0;
         x->sendbuf = G->args[id].sendbuf;
         x->recvbuf = G->args[id].recvbuf;
+        x->t_fetch = now;
         pccl_enqueue(S, G, id);
         S->sq_head++;
         n++;
@@ -96,7 +98,7 @@ PCCL_FN int pccl_fetch(pccl_blk *S, const pccl_gpu *G, int b)
 
 PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
 {
-    memset(&S->st, 0, sizeof S->st);
+    S->st = G->saved[b].st;
     S->sq_head = G->saved[b].sq_head;
     S->tq_len = (int32_t)G->saved[b].tq_len;
     for (int i = 0; i < S->tq_len; i++) S->tq[i] = G->saved_tq[(size_t)b * G->k.depth + i];
@@ -109,9 +111,20 @@ PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
 PCCL_FN void pccl_plan(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
 {
     S->pos = 0;
-    if (pccl_ld_acq32(&G->hdr->abort)) { S->cmd = PCCL_CMD_QUIT; return; }
-    int got = pccl_fetch(S, G, b);
-    if (got || S->progressed) S->t_progress = now;
+    /* The abort flag is in pinned memory: a read costs a PCIe round trip.
+     * Read it in every pass that follows one without progress (idle, or
+     * waiting for peers), and in every 16th pass of a busy daemon. */
+    if ((!S->progressed || (++S->npass & 15) == 0) && pccl_ld_acq32(&G->hdr->abort)) {
+        S->cmd = PCCL_CMD_QUIT;
+        return;
+    }
+    int got = S->got = pccl_fetch(S, G, b, now);
+    /* Quit only when the whole GPU is idle: a block that quit while others
+     * still work would leave its share of the next invocations undone until
+     * they all quit and the host relaunched the kernel (milliseconds). */
+    uint64_t p = pccl_ld_gpu(G->progress);
+    if (got || S->progressed || p != S->seen_progress) S->t_progress = now;
+    S->seen_progress = p;
     S->progressed = 0;
     S->cmd = (!got && now - S->t_progress > (uint64_t)G->k.quit_ns) ? PCCL_CMD_QUIT : PCCL_CMD_RUN;
 }
@@ -180,14 +193,16 @@ PCCL_FN int pccl_commit(pccl_blk *S, const pccl_gpu *G, int b)
 {
     const pccl_coll *c = &G->colls[S->cur];
     int f = PCCL_STEP_FLAGS(c->steps[S->act.step]);
-    if (f & PCCL_SEND) { /* the slot's data before the tail that announces it */
-        pccl_fence();
-        pccl_st_rel((uint64_t *)(pccl_conn(G->next_arena, c, G, b) + PCCL_CONN_TAIL), ++S->act.send_step);
-    }
-    if (f & PCCL_RECV) /* our reads of the slot before the head that frees it */
-        pccl_st_rel((uint64_t *)(pccl_conn(G->prev_arena, c, G, b) + PCCL_CONN_HEAD), ++S->act.recv_step);
+    /* the slot's data before the tail that announces it, our reads of the
+     * received slot before the head that frees it: one fence for both */
+    pccl_fence_rel();
+    if (f & PCCL_SEND)
+        pccl_st_post((uint64_t *)(pccl_conn(G->next_arena, c, G, b) + PCCL_CONN_TAIL), ++S->act.send_step);
+    if (f & PCCL_RECV)
+        pccl_st_post((uint64_t *)(pccl_conn(G->prev_arena, c, G, b) + PCCL_CONN_HEAD), ++S->act.recv_step);
     S->st.primitives++;
     S->progressed = 1;
+    pccl_red_gpu(G->progress, 1);
     S->act_dirty = 1;
     int64_t up = S->th_init * G->k.sticky, cap = G->k.spin_head * G->k.sticky;
     if (up > cap) up = cap;
@@ -200,12 +215,14 @@ PCCL_FN int pccl_commit(pccl_blk *S, const pccl_gpu *G, int b)
 
 /* The collective finished on this block: save, dequeue, and if this block is
  * the last of the GPU to finish it, post its CQ entry. */
-PCCL_FN void pccl_complete(pccl_blk *S, const pccl_gpu *G, int b)
+PCCL_FN void pccl_complete(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
 {
     G->ctx[(size_t)S->cur * G->k.blocks + b] = S->act;
+    S->st.completions++;
+    if (G->k.profile) S->st.ns_life += now - S->act.t_fetch;
     for (int i = S->pos; i + 1 < S->tq_len; i++) S->tq[i] = S->tq[i + 1];
     S->tq_len--;
-    if (pccl_add_gpu(&G->done[S->cur], 1) + 1 < (uint64_t)G->k.blocks) return;
+    if (pccl_add_gpu(&G->done[S->cur], 1) + 1 < (uint64_t)G->colls[S->cur].used) return;
     G->done[S->cur] = 0; /* no block touches it again before the next invocation */
     uint64_t t = pccl_add_gpu(G->cq_ticket, 1);
     pccl_fence();
@@ -221,25 +238,47 @@ PCCL_FN void pccl_preempt(pccl_blk *S, const pccl_gpu *G, int b)
     S->pos++;
 }
 
+/* The block's totals to pinned memory, where the host reads them at any
+ * time: one fence, then plain stores (a counter read a little early is
+ * harmless; a release per counter would cost a fence each). */
+PCCL_FN void pccl_publish(const pccl_blk *S, const pccl_gpu *G, int b)
+{
+    const uint64_t *f = (const uint64_t *)&S->st;
+    uint64_t *o = (uint64_t *)&G->stats[b];
+    pccl_fence();
+    for (size_t i = 0; i < sizeof S->st / sizeof *f; i++) pccl_st_rlx(&o[i], f[i]);
+}
+
 PCCL_FN void pccl_end(pccl_blk *S, const pccl_gpu *G, int b)
 {
     G->saved[b].sq_head = S->sq_head;
     G->saved[b].tq_len = (uint32_t)S->tq_len;
     for (int i = 0; i < S->tq_len; i++) G->saved_tq[(size_t)b * G->k.depth + i] = S->tq[i];
-    pccl_blk_stats *o = &G->stats[b]; /* the host reads these at any time */
-    pccl_st_rel(&o->preemptions, pccl_ld_acq(&o->preemptions) + S->st.preemptions);
-    pccl_st_rel(&o->primitives, pccl_ld_acq(&o->primitives) + S->st.primitives);
-    pccl_st_rel(&o->quits, pccl_ld_acq(&o->quits) + 1);
+    S->st.quits++;
+    G->saved[b].st = S->st;
+    pccl_publish(S, G, b);
 }
 
 /* ---- the daemon's loop (all threads of the block run it) ----------------- */
+
+/* PCCL_PROFILE: the leader reads the clock around each phase (else every
+ * time figure stays 0: the clock reads are skipped, and t_exec stays 0). */
+#define PCCL_PROF(G) ((G)->k.profile)
 
 #define PCCL_DAEMON_BODY(S, G, b)                                                 \
     do {                                                                          \
         if (PCCL_LEADER) pccl_begin(S, G, b, PCCL_NOW_NS());                      \
         PCCL_BARRIER();                                                           \
         for (;;) {                                                                \
-            if (PCCL_LEADER) pccl_plan(S, G, b, PCCL_NOW_NS());                   \
+            if (PCCL_LEADER) {                                                    \
+                uint64_t t_ = PCCL_NOW_NS();                                      \
+                pccl_plan(S, G, b, t_);                                           \
+                if (PCCL_PROF(G) && (S)->got) (S)->st.ns_sq += PCCL_NOW_NS() - t_; \
+                if ((S)->tq_len == 0 && (S)->cmd == PCCL_CMD_RUN)                 \
+                    PCCL_IDLE_PAUSE((S)->idle++);                                 \
+                else                                                              \
+                    (S)->idle = 0;                                                \
+            }                                                                     \
             PCCL_BARRIER();                                                       \
             if ((S)->cmd == PCCL_CMD_QUIT) break;                                 \
             for (;;) {                                                            \
@@ -248,7 +287,12 @@ PCCL_FN void pccl_end(pccl_blk *S, const pccl_gpu *G, int b)
                 if (!(S)->picked) break;                                          \
                 for (;;) {                                                        \
                     if (PCCL_LEADER) {                                            \
+                        uint64_t t_ = PCCL_PROF(G) ? PCCL_NOW_NS() : 0;           \
                         (S)->ready = pccl_wait(S, G, b);                          \
+                        if (PCCL_PROF(G)) {                                       \
+                            (S)->t_exec = PCCL_NOW_NS();                          \
+                            (S)->st.ns_wait += (S)->t_exec - t_;                  \
+                        }                                                         \
                         if (!(S)->ready) pccl_preempt(S, G, b);                   \
                     }                                                             \
                     PCCL_BARRIER();                                               \
@@ -256,8 +300,18 @@ PCCL_FN void pccl_end(pccl_blk *S, const pccl_gpu *G, int b)
                     PCCL_EXEC(&(S)->job);                                         \
                     PCCL_BARRIER();                                               \
                     if (PCCL_LEADER) {                                            \
+                        uint64_t t_ = PCCL_PROF(G) ? PCCL_NOW_NS() : 0, u_;       \
+                        (S)->st.ns_exec += t_ - (S)->t_exec;                      \
                         (S)->more = pccl_commit(S, G, b);                         \
-                        if (!(S)->more) pccl_complete(S, G, b);                   \
+                        u_ = PCCL_PROF(G) ? PCCL_NOW_NS() : 0;                    \
+                        (S)->st.ns_commit += u_ - t_;                             \
+                        if (!(S)->more) {                                         \
+                            pccl_complete(S, G, b, u_);                           \
+                            if (PCCL_PROF(G)) {                                   \
+                                (S)->st.ns_cq += PCCL_NOW_NS() - u_;              \
+                                pccl_publish(S, G, b);                            \
+                            }                                                     \
+                        }                                                         \
                     }                                                             \
                     PCCL_BARRIER();                                               \
                     if (!(S)->more) break;                                        \

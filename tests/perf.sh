@@ -3,6 +3,9 @@
 # host backend, no GPU): data checks pass and are reported, bad flags exit 2
 # naming the flag, a planted wrong element and a timeout are caught, CSV and
 # JSON agree with the table, scripts/perf runs (and plots where gnuplot is).
+# --interfere needs the CUDA build: here its bad values are named, the host
+# build refuses it, and its scenarios run on a CPU stand-in of the compute
+# kernel (test knob PCCL_PERF_TEST_HOST_COMPUTE=1; figures meaningless).
 set -u
 perf=${1:?usage: tests/perf.sh build/pccl-perf [build/asan/pccl-perf]}
 asan=${2:-}
@@ -32,6 +35,23 @@ expect "-z 1 with chain"           2 "--pccl-mode chain: -z 1 waits" -- "$perf" 
 expect "--delay-rank alone"        2 "--delay-rank: only with --delay-us" -- "$perf" --delay-rank 0
 expect "unwritable --csv"          2 "--csv $tmp/no/such/dir/x.csv: cannot write" -- "$perf" --csv "$tmp/no/such/dir/x.csv"
 expect "extra argument"            2 "stray: unexpected argument"    -- "$perf" stray
+
+# ---- --interfere: bad values named first, then the host build refuses it -----------------
+expect "--interfere: host build refuses" 2 "^pccl-perf: --interfere gemm: needs the CUDA build" -- "$perf" --interfere gemm
+expect "--interfere stream: host build refuses" 2 "--interfere stream: needs the CUDA build" -- "$perf" --interfere stream --interfere-n 64 --interfere-k 10
+expect "--help documents --interfere" 0 "--interfere-n N" -- "$perf" --help
+expect "--interfere: unknown kernel"   2 "--interfere gemv: expected gemm or stream" -- "$perf" --interfere gemv
+expect "--interfere-n: not a tile multiple" 2 "--interfere-n 100: gemm: the matrix size must be a multiple of 128" -- "$perf" --interfere gemm --interfere-n 100
+expect "--interfere-n: stream too large" 2 "--interfere-n 20000: stream: at most 16384 MiB" -- "$perf" --interfere stream --interfere-n 20000
+expect "--interfere-n 0"               2 "--interfere-n 0: expected an integer" -- "$perf" --interfere stream --interfere-n 0
+expect "--interfere-k x"               2 "--interfere-k x: expected an integer" -- "$perf" --interfere gemm --interfere-k x
+expect "--interfere-k alone"           2 "--interfere-k: only with --interfere" -- "$perf" --interfere-k 5
+expect "--interfere-n alone"           2 "--interfere-n: only with --interfere" -- "$perf" --interfere-n 256
+expect "--interfere: two collectives"  2 "--coll: --interfere runs one collective" -- "$perf" --interfere gemm --coll all_reduce,broadcast
+expect "--interfere: a size sweep"     2 "-e/--maxbytes: --interfere runs one size" -- "$perf" --interfere stream -b 1M -e 2M
+expect "--interfere: two types"        2 "-d/--datatype: --interfere runs one data type" -- "$perf" --interfere gemm -d float,half
+expect "--interfere: every root"       2 "-r/--root all: --interfere runs one root" -- "$perf" --interfere gemm --coll reduce -r all
+expect "--interfere with --delay-us"   2 "--interfere gemm: not with --delay-us" -- "$perf" --interfere gemm --delay-us 0
 
 # ---- a checked sweep: every collective, 3 ranks (counts not divisible) ---------------
 small=(-b 4 -e 64K -f 4 -n 3 -w 1)
@@ -89,6 +109,39 @@ if expect "--delay-us: table" 0 "preemption cost: all_reduce float sum; rank 1 i
   check "--delay-us: csv mode delay, counters present" test "$(awk -F, 'NR > 1 && $1 == "delay" && $20 != "" { n++ } END { print n }' "$tmp/d.csv")" = 2
 fi
 
+# ---- latency-split mode (PCCL_PROFILE) ---------------------------------------------------------
+expect "--split with --delay-us" 2 "--split: not with --delay-us" -- "$perf" --split --delay-us 0
+if expect "--split: table" 0 "latency split: all_reduce float sum, out of place, 2 ranks" -- \
+  "$perf" -g 2 -b 64 -e 4K -f 8 --coll all_reduce --split -n 20 -w 2 --csv "$tmp/s.csv"; then
+  # CSV: 11 pccl time, 12 sq, 13 wait, 14 exec, 15 commit, 16 cq, 17 daemon, 18 host; every
+  # phase measured, and the daemon's SQ-to-CQ time within the time per iteration
+  check "--split: csv rows, phases > 0, daemon <= time" awk -F, 'NR > 1 && $1 == "split" { n++;
+    if (!($12 > 0 && $14 > 0 && $16 > 0 && $17 >= $13 + $14 + $15 && $17 <= $11)) bad++ }
+    END { exit !(n == 3 && !bad) }' "$tmp/s.csv"
+fi
+
+# ---- --interfere's scenarios on a CPU stand-in of the compute kernel (test knob) --------------
+# CSV: 5 scenario, 6 lib, 7 gpus, 21 colls, 26 wrong, 29 launches_per_gpu
+hc=(env PCCL_PERF_TEST_HOST_COMPUTE=1)
+if expect "--interfere (stand-in): every scenario, checked" 0 "outcome=OK rows=4 wrong=0" -- \
+  "${hc[@]}" "$perf" -g 3 --interfere gemm --interfere-n 128 --interfere-k 4 -b 64K --csv "$tmp/if.csv" --json "$tmp/if.json"; then
+  check "--interfere: rows alone, pccl, pccl-stuck, alone-again" test \
+    "$(awk '/^ +[a-z-]+ +(-|pccl) +(all|0) / { printf "%s ", $1 }' "$tmp/out")" = "alone pccl pccl-stuck alone-again "
+  check "--interfere: csv header + 4 rows, wrong 0 where checked" awk -F, 'NR == 1 { ok = $1 == "mode" && $5 == "scenario" && $31 == "others_slowdown_pct" } NR > 1 { n++; if ($1 != "interfere" || ($26 != "" && $26 != "0")) bad++ } END { exit !(ok && n == 4 && !bad) }' "$tmp/if.csv"
+  check "--interfere: pccl rows count collectives and daemon launches" awk -F, '$6 == "pccl" { n++; if ($21 < 1 || $29 < 1) bad++ } END { exit !(n == 2 && !bad) }' "$tmp/if.csv"
+  check "--interfere: pccl-stuck is GPU 0's, one collective" awk -F, '$5 == "pccl-stuck" { n++; if ($7 != "0" || $21 != 1 || $30 == "") bad++ } END { exit !(n == 1 && !bad) }' "$tmp/if.csv"
+  if command -v python3 >/dev/null; then
+    check "--interfere: json parses, 4 scenarios" python3 -c "import json,sys; d=json.load(open('$tmp/if.json')); sys.exit(not (d['wrong']==0 and d['config']['interfere']=='gemm' and [r['scenario'] for r in d['interfere']]==['alone','pccl','pccl-stuck','alone-again']))"
+  fi
+fi
+expect "--interfere (stand-in${asan:+, ASan}): stream, broadcast from rank 1" 0 "outcome=OK rows=4 wrong=0" -- \
+  "${hc[@]}" "$bin" -g 2 --interfere stream --interfere-n 1 --interfere-k 3 -b 4K --coll broadcast -r 1
+expect "--interfere: one rank, no pccl-stuck" 0 "pccl-stuck: skipped" -- \
+  "${hc[@]}" "$perf" -g 1 --interfere stream --interfere-n 1 --interfere-k 2 -b 4K
+expect "--interfere: planted wrong element: exit 4" 4 "outcome=WRONG" -- \
+  env PCCL_PERF_TEST_CORRUPT=pccl "${hc[@]}" "$perf" -g 2 --interfere gemm --interfere-n 128 --interfere-k 2 -b 4K
+check "--interfere: the mismatch is described" grep -q "wrong data (pccl): allreduce float32" "$tmp/err"
+
 # ---- a rank that never shows up in time: the watchdog ----------------------------------------
 expect "timeout: exit 3, reported" 3 "TIMEOUT: no iteration completed" -- \
   "$perf" -g 2 -b 64 -e 64 --coll all_reduce --delay-us 4000000 -n 1 -w 0 --timeout 1
@@ -104,6 +157,12 @@ if expect "scripts/perf --host" 0 "" -- scripts/perf --host --bin "$perf" --gpus
     expect "scripts/perf --plot" 0 "wrote .*busbw.png" -- scripts/perf --plot "$tmp/sp"
     check "--plot: two PNG figures" test -s "$tmp/sp/busbw.png" -a -s "$tmp/sp/latency.png"
   fi
+fi
+if expect "scripts/perf --host --interfere-only (stand-in)" 0 "" -- env PCCL_PERF_TEST_HOST_COMPUTE=1 \
+  scripts/perf --host --interfere-only --bin "$perf" --gpus 2 --out "$tmp/spi" -- --interfere-n 128 --interfere-k 2 -b 64K; then
+  check "scripts/perf --interfere-only: four files and commands.txt, nothing else" test \
+    "$(cd "$tmp/spi" && ls | tr '\n' ' ')" = "commands.txt interfere-gemm.csv interfere-gemm.txt interfere-stream.csv interfere-stream.txt "
+  check "commands.txt holds the interfere runs" grep -q "pccl-perf -g 2 --interfere stream .*--csv $tmp/spi/interfere-stream.csv.*# exit 0" "$tmp/spi/commands.txt"
 fi
 expect "scripts/perf bad --gpus" 2 "--gpus x: expected a number" -- scripts/perf --gpus x
 

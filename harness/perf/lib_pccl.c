@@ -21,9 +21,10 @@
 #include "perf.h"
 #include "../calls.h"
 
-static pcclConfig_t config(void)
+static pcclConfig_t config(const perf_opts *o)
 {
     pcclConfig_t cfg = PCCL_CONFIG_INITIALIZER;
+    if (o->split) cfg.profile = 1; /* else PCCL_PROFILE decides */
 #ifdef PERF_HAVE_CUDA
     cfg.backend = PCCL_BACKEND_GPU;
 #else
@@ -47,7 +48,7 @@ static int p_test_begin(perf_rank *R, const perf_case *cases, int ncases)
     if (R->rank == 0) {
         int devs[PERF_MAX_RANKS];
         for (int r = 0; r < T->nranks; r++) devs[r] = T->rank[r].dev;
-        pcclConfig_t cfg = config();
+        pcclConfig_t cfg = config(T->o);
         pcclResult_t res = pcclCommInitAllConfig(T->pcomm, T->nranks, devs, &cfg);
         if (res != pcclSuccess)
             perf_fatal(PERF_EXIT_ERROR, "pcclCommInitAllConfig (%d ranks): %s (%s)", T->nranks,
@@ -160,14 +161,28 @@ static int p_quiesce(perf_rank *R)
     return 0;
 }
 
-static void p_counters(perf_rank *R, uint64_t *preempt, uint64_t *quits, int *blocks)
+static void p_counters(perf_rank *R, pcclStats_t *st)
 {
-    pcclStats_t st;
-    memset(&st, 0, sizeof st);
-    pcclCommGetStats(R->pcomm, &st);
-    *preempt = st.preemptions;
-    *quits = st.quits;
-    *blocks = st.blocks ? st.blocks : 1;
+    memset(st, 0, sizeof *st);
+    pcclCommGetStats(R->pcomm, st);
+    if (st->blocks < 1) st->blocks = 1;
+}
+
+void perf_pccl_submit(perf_rank *R, const perf_case *k)
+{
+    void *s, *r;
+    ptrs(R, k, 0, 0, &s, &r);
+    pcclResult_t res = pcclRun(R->pcomm, R->pccl_id[k->size_idx], s, r, NULL, NULL);
+    if (res != pcclSuccess) fail(R, "pcclRun", k, res);
+}
+
+void perf_pccl_wait(perf_rank *R, const perf_case *k)
+{
+    perf_wd_arm();
+    pcclResult_t res = pcclWait(R->pcomm, R->pccl_id[k->size_idx]);
+    perf_wd_disarm();
+    if (res != pcclSuccess) fail(R, "pcclWait", k, res);
+    perf_wd_progress();
 }
 
 static void p_abort_all(perf_team *T)

@@ -2,7 +2,8 @@
  * harness/perf/README.md for how to run it and what the numbers mean.
  *
  * GPU build (make gpu):  nvcc -O2 -arch=sm_90 -DPERF_HAVE_CUDA -DPERF_HAVE_NCCL
- *     -o build/gpu/pccl-perf harness/perf/ *.c tests/pccl/check.c build/libpccl.a -lnccl -lpthread
+ *     -o build/gpu/pccl-perf harness/perf/ *.c harness/perf/compute.cu tests/pccl/check.c build/libpccl.a
+ *     -lnccl -lpthread   (compute.cu: --interfere's kernels)
  * Host build (make):     gcc ... -o build/pccl-perf harness/perf/ *.c tests/pccl/check.c
  *     build/libpccl-host.a -lm -pthread   (pccl's host backend only) */
 #include <stdlib.h>
@@ -105,7 +106,7 @@ int main(int argc, char **argv)
     int files = perf_report_files(&T);
     int status = T.wrong_total ? PERF_EXIT_WRONG : files ? PERF_EXIT_ERROR : PERF_EXIT_OK;
     printf("RESULT pccl-perf ranks=%d outcome=%s rows=%d wrong=%lld unchecked=%d seconds=%.1f\n", T.nranks,
-           T.wrong_total ? "WRONG" : files ? "ERROR" : "OK", T.nrows, T.wrong_total, T.unchecked,
+           T.wrong_total ? "WRONG" : files ? "ERROR" : "OK", T.nrows + T.nirows, T.wrong_total, T.unchecked,
            perf_now() - perf_t_start);
     return status;
 }

@@ -56,6 +56,21 @@ void perf_usage(FILE *f)
         "                        many microseconds late (busy wait), for each value of LIST; every\n"
         "                        iteration is waited for; pccl's preemptions and quits are counted\n"
         "  --delay-rank R        [last rank]\n"
+        "  --interfere KERNEL    compute-slowdown mode (paper 004), GPU build only: KERNEL (gemm: SGEMM\n"
+        "                        of n x n floats; stream: triad over 3 buffers of n MiB) runs K times\n"
+        "                        on every GPU, on its own stream: alone, while NCCL's and while pccl's\n"
+        "                        collectives run back to back, and while rank 0's pccl collective is\n"
+        "                        stuck (pccl-stuck); its slowdown, the collectives' busbw against the\n"
+        "                        library alone, pccl's preemptions, quits and launches.  One collective\n"
+        "                        (--coll, default all_reduce), one size (-b, default 64M), out of place;\n"
+        "                        -w warms the libraries up, -c 0 skips the checks, -n is not used\n"
+        "  --interfere-n N       gemm: matrix size, a multiple of 128 [4096]; stream: MiB per buffer [256]\n"
+        "  --interfere-k K       launches per scenario [about 1.5 s alone on the slowest GPU]\n"
+        "  --split               latency-split mode: pccl with PCCL_PROFILE=1; per size, the time per\n"
+        "                        iteration (NCCL's too, where it runs) and where pccl's went, per\n"
+        "                        invocation: SQ read, flag waits, primitives, commits, completion and\n"
+        "                        CQ write, the daemon's SQ-to-CQ total, and the rest (host: submit,\n"
+        "                        poller, callback); out of place, no checks\n"
         "  -h,--help             this text\n"
         "\n"
         "Timing: as nccl-tests, wall clock from a barrier of the rank threads to the completion of\n"
@@ -147,7 +162,37 @@ static int parse_lib(const char *s)
     return !strcasecmp(s, "nccl") ? PERF_LIB_NCCL : !strcasecmp(s, "pccl") ? PERF_LIB_PCCL : -1;
 }
 
-enum { O_COLL = 256, O_LIB, O_PMODE, O_ITERB, O_MINIT, O_CHECKMAX, O_SEED, O_CSV, O_JSON, O_DELAY, O_DRANK };
+enum { O_COLL = 256, O_LIB, O_PMODE, O_ITERB, O_MINIT, O_CHECKMAX, O_SEED, O_CSV, O_JSON, O_DELAY, O_DRANK,
+       O_IFR, O_IFRN, O_IFRK, O_SPLIT };
+
+/* --interfere's cross-checks: one collective at one size; the kernel's size. */
+static void check_interfere(perf_opts *o, int coll_given, int b_given, int e_given, const char *ifr_arg)
+{
+    if (!o->interfere) {
+        if (o->interfere_n) bad("--interfere-n", NULL, "only with --interfere");
+        if (o->interfere_k) bad("--interfere-k", NULL, "only with --interfere");
+        return;
+    }
+    if (o->ndelays) bad("--interfere", ifr_arg, "not with --delay-us");
+    if (!coll_given) o->colls = 1u << pcclCollAllReduce;
+    if (o->colls & (o->colls - 1)) bad("--coll", NULL, "--interfere runs one collective");
+    if (o->ntypes != 1) bad("-d/--datatype", NULL, "--interfere runs one data type");
+    if (o->nops != 1) bad("-o/--op", NULL, "--interfere runs one op");
+    if (o->root < 0) bad("-r/--root", "all", "--interfere runs one root");
+    if (!b_given) o->minbytes = 64u << 20;
+    if (e_given && o->maxbytes != o->minbytes) bad("-e/--maxbytes", NULL, "--interfere runs one size: give -b only");
+    o->maxbytes = o->minbytes;
+    char v[32];
+    snprintf(v, sizeof v, "%ld", o->interfere_n);
+    if (o->interfere == PERF_KERNEL_GEMM) {
+        if (!o->interfere_n) o->interfere_n = PERF_GEMM_DEFAULT_N;
+        if (o->interfere_n % PERF_GEMM_TILE || o->interfere_n > 32768)
+            bad("--interfere-n", v, "gemm: the matrix size must be a multiple of 128, at most 32768");
+    } else {
+        if (!o->interfere_n) o->interfere_n = PERF_STREAM_DEFAULT_MIB;
+        if (o->interfere_n > 16384) bad("--interfere-n", v, "stream: at most 16384 MiB per buffer");
+    }
+}
 
 void perf_parse_args(perf_opts *o, int argc, char **argv, int visible, int default_ranks)
 {
@@ -169,6 +214,8 @@ void perf_parse_args(perf_opts *o, int argc, char **argv, int visible, int defau
         {"seed", required_argument, 0, O_SEED},    {"csv", required_argument, 0, O_CSV},
         {"json", required_argument, 0, O_JSON},    {"delay-us", required_argument, 0, O_DELAY},
         {"delay-rank", required_argument, 0, O_DRANK}, {"help", no_argument, 0, 'h'},
+        {"interfere", required_argument, 0, O_IFR}, {"interfere-n", required_argument, 0, O_IFRN},
+        {"interfere-k", required_argument, 0, O_IFRK}, {"split", no_argument, 0, O_SPLIT},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->nthreads = o->ngpus = 1;
@@ -190,8 +237,8 @@ void perf_parse_args(perf_opts *o, int argc, char **argv, int visible, int defau
     o->delay_rank = -1;
     o->libs = 1u << PERF_LIB_PCCL;
     if (perf_lib_nccl.available) o->libs |= 1u << PERF_LIB_NCCL;
-    const char *root_arg = NULL;
-    int step_given = 0, factor_given = 0, mode_given = 0;
+    const char *root_arg = NULL, *ifr_arg = NULL;
+    int step_given = 0, factor_given = 0, mode_given = 0, coll_given = 0, b_given = 0, e_given = 0;
 
     opterr = 0;
     optind = 1;
@@ -206,8 +253,8 @@ void perf_parse_args(perf_opts *o, int argc, char **argv, int visible, int defau
         switch (c) {
         case 't': o->nthreads = (int)parse_int(flag, v, 1, PERF_MAX_RANKS); o->ranks_given = 1; break;
         case 'g': o->ngpus = (int)parse_int(flag, v, 1, PERF_MAX_RANKS); o->ranks_given = 1; break;
-        case 'b': o->minbytes = parse_size(flag, v); break;
-        case 'e': o->maxbytes = parse_size(flag, v); break;
+        case 'b': o->minbytes = parse_size(flag, v); b_given = 1; break;
+        case 'e': o->maxbytes = parse_size(flag, v); e_given = 1; break;
         case 'i': o->stepbytes = parse_size(flag, v); step_given = 1; break;
         case 'f': o->stepfactor = parse_num(flag, v, 1, 1024); factor_given = o->stepfactor > 1; break;
         case 'n': o->iters = (int)parse_int(flag, v, 1, 100000000); break;
@@ -239,6 +286,7 @@ void perf_parse_args(perf_opts *o, int argc, char **argv, int visible, int defau
         case O_COLL:
             o->colls = parse_set(flag, v, perf_parse_coll, pcclNumColls,
                                  "all_reduce, all_gather, reduce_scatter, reduce, broadcast or all");
+            coll_given = 1;
             break;
         case O_LIB:
             o->libs = parse_set(flag, v, parse_lib, PERF_NLIBS, "nccl, pccl");
@@ -270,6 +318,15 @@ void perf_parse_args(perf_opts *o, int argc, char **argv, int visible, int defau
             break;
         }
         case O_DRANK: o->delay_rank = (int)parse_int(flag, v, 0, PERF_MAX_RANKS - 1); break;
+        case O_IFR:
+            if (!strcmp(v, "gemm")) o->interfere = PERF_KERNEL_GEMM;
+            else if (!strcmp(v, "stream")) o->interfere = PERF_KERNEL_STREAM;
+            else bad(flag, v, "expected gemm or stream");
+            ifr_arg = v;
+            break;
+        case O_IFRN: o->interfere_n = (long)parse_int(flag, v, 1, 32768); break;
+        case O_IFRK: o->interfere_k = (long)parse_int(flag, v, 1, 10000000); break;
+        case O_SPLIT: o->split = 1; break;
         case 'h': perf_usage(stdout); exit(PERF_EXIT_OK);
         case ':': {
             const char *a = argv[optind - 1];
@@ -298,16 +355,20 @@ void perf_parse_args(perf_opts *o, int argc, char **argv, int visible, int defau
         snprintf(why, sizeof why, "%d ranks asked for, %d GPUs visible", o->nranks, visible);
         bad("-g/-t", NULL, why);
     }
-    if (!o->minbytes) bad("-b/--minbytes", "0", "must be at least 1 byte");
-    if (o->minbytes > o->maxbytes) bad("-b/--minbytes", NULL, "larger than -e/--maxbytes");
-    if (step_given && factor_given) bad("-i/--stepbytes", NULL, "give -i or -f, not both");
-    if (!factor_given && !o->stepbytes && o->maxbytes > o->minbytes)
-        bad("-i/--stepbytes", "0", "must be > 0 (or use -f)");
     o->root = 0;
     if (root_arg) {
         if (!strcasecmp(root_arg, "all")) o->root = -1;
         else o->root = (int)parse_int("-r/--root", root_arg, 0, o->nranks - 1);
     }
+    check_interfere(o, coll_given, b_given, e_given, ifr_arg);
+    if (o->split && o->ndelays) bad("--split", NULL, "not with --delay-us");
+    if (o->split && o->interfere) bad("--split", NULL, "not with --interfere");
+    if (o->split && !((o->libs >> PERF_LIB_PCCL) & 1u)) bad("--split", NULL, "measures pccl: --lib must include pccl");
+    if (!o->minbytes) bad("-b/--minbytes", "0", "must be at least 1 byte");
+    if (o->minbytes > o->maxbytes) bad("-b/--minbytes", NULL, "larger than -e/--maxbytes");
+    if (step_given && factor_given) bad("-i/--stepbytes", NULL, "give -i or -f, not both");
+    if (!factor_given && !o->stepbytes && o->maxbytes > o->minbytes)
+        bad("-i/--stepbytes", "0", "must be > 0 (or use -f)");
     if (o->ndelays) {
         if (o->delay_rank < 0) o->delay_rank = o->nranks - 1;
         if (o->delay_rank >= o->nranks) {
@@ -324,4 +385,11 @@ void perf_parse_args(perf_opts *o, int argc, char **argv, int visible, int defau
             bad("--pccl-mode", "chain", "-z 1 waits for every iteration: use wait (or -z 0)");
         o->pccl_mode = PERF_PCCL_WAIT;
     }
+#ifndef PERF_HAVE_CUDA
+    /* last, so that bad values are named first.  Test knob (tests/perf.sh): a
+     * CPU stand-in for the kernel (compute_host.c) runs the scenarios' logic */
+    if (o->interfere && !getenv("PCCL_PERF_TEST_HOST_COMPUTE"))
+        bad("--interfere", ifr_arg, "needs the CUDA build (build/gpu/pccl-perf, make gpu): the host build has no "
+                                    "GPU to run the compute kernel on");
+#endif
 }

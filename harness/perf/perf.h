@@ -11,7 +11,9 @@
  * data.c (inputs and reference), rank.c (the rank threads: what runs when),
  * lib_pccl.c, lib_nccl.c (the two libraries behind one interface), dev.c
  * (device memory: CUDA or, in the host build, plain memory), watchdog.c
- * (timeouts and aborts), report.c (table, CSV, JSON), main.c.
+ * (timeouts and aborts), report.c (table, CSV, JSON), main.c; interfere.c
+ * (--interfere: a compute kernel's slowdown from concurrent collectives) with
+ * compute.h's kernels (compute.cu; compute_host.c in the host build).
  *
  * Builds: with PERF_HAVE_CUDA and PERF_HAVE_NCCL (nvcc, `make gpu`), or with
  * neither (gcc, the host build: pccl's host backend only, for CI).
@@ -26,6 +28,7 @@
 
 #include "../../lib/pccl.h"
 #include "../../tests/pccl/check.h"
+#include "compute.h"
 
 #define PERF_MAX_RANKS 64
 #define PERF_MAX_DELAYS 16
@@ -68,6 +71,9 @@ typedef struct {
     const char *csv, *json;
     int ndelays, delay_rank;     /* preemption-cost mode (--delay-us) */
     long delays_us[PERF_MAX_DELAYS];
+    int interfere;               /* --interfere: PERF_KERNEL_* of compute.h, 0 off */
+    long interfere_n, interfere_k; /* matrix size or MiB per buffer; launches (0: about INTERFERE_TARGET_S) */
+    int split;                   /* --split: pccl's latency split (PCCL_PROFILE) */
 } perf_opts;
 
 /* Parses argv into *o (visible: ranks possible; default_ranks: without -t
@@ -148,6 +154,13 @@ typedef struct perf_rank {
     long long wrong;            /* last check of this rank */
     char msg[512];              /* its first mismatch */
     uint64_t preempt0, quits0;  /* pccl counters before a delay run */
+    /* --interfere (interfere.c) */
+    perf_compute *compute;
+    double cms, cms_alone;      /* compute milliseconds: last scenario, alone */
+    long long iters;            /* collectives of the last scenario */
+    pcclStats_t st0, st1;       /* pccl counters around it */
+    long cwrong;                /* compute samples wrong */
+    char cmsg[256];
 } perf_rank;
 
 /* A result: one library, one placement, one case. */
@@ -161,6 +174,22 @@ typedef struct {
     double preempt_per_iter, quits_per_iter; /* pccl, delay runs; else -1 */
     double ratio, dtime_us; /* pccl rows when NCCL ran too: NCCL time / pccl time, difference; else NAN */
 } perf_row;
+
+/* An --interfere result: one scenario.  Not applicable: -1 (lib, counts) or NAN. */
+typedef struct {
+    const char *scenario;   /* alone, nccl, pccl, pccl-stuck, alone-again */
+    int lib;                /* -1: compute only */
+    int gpu0_only;          /* pccl-stuck: GPU 0's figures (the others have no daemon) */
+    double ms_mean, ms_max, ms_alone; /* compute time of the K launches; alone's, same GPUs */
+    double slowdown_pct;    /* ms_mean / ms_alone - 1, in % */
+    double rate;            /* TFLOP/s (gemm) or GB/s (stream), from ms_mean */
+    long long colls;        /* collectives completed during the window, per rank */
+    double window_ms, busbw, busbw_alone, bw_ratio; /* window: the collective loop, mean over ranks */
+    long long wrong;        /* collectives' wrong elements; -1: not checked */
+    double preempt, quits, launches; /* pccl, per GPU (preempt: summed over daemon blocks) */
+    double release_ms;      /* pccl-stuck: rank 0's wait once the others submitted */
+    double others_pct;      /* pccl-stuck: slowdown of the other GPUs (no daemon) */
+} perf_irow;
 
 struct perf_team {
     const perf_opts *o;
@@ -179,6 +208,12 @@ struct perf_team {
     pcclComm_t pcomm[PERF_MAX_RANKS];
     perf_row *rows;            /* every result, for CSV and JSON */
     int nrows, cap;
+    perf_irow *irows;          /* --interfere's results */
+    int nirows;
+    long interfere_k;          /* launches per scenario, as chosen */
+    int ifr_done[2][PERF_MAX_RANKS]; /* interfere.c's stop rule, by batch parity */
+    double ifr_bw_alone[PERF_NLIBS];
+    char ifr_kernel[256];      /* the compute kernel, described */
     long long wrong_total;
     int unchecked;             /* rows not checked (above --check-max) */
     FILE *csv;
@@ -187,6 +222,9 @@ struct perf_team {
 /* Runs everything on nranks threads; returns the exit status. */
 int perf_team_run(perf_team *T);
 void perf_barrier(perf_rank *R);
+/* Test knob PCCL_PERF_TEST_CORRUPT=LIB: one wrong element in rank 0's
+ * out-of-place output of LIB, before the check reads it (rank.c). */
+void perf_plant_wrong(perf_rank *R, const perf_case *k, int lib, int inplace);
 
 /* ---- the libraries (lib_pccl.c, lib_nccl.c) ------------------------------- */
 
@@ -204,8 +242,9 @@ typedef struct {
     int (*run)(perf_rank *R, const perf_case *k, int inplace, int iter0, int n);
     /* after this library's work: nothing of it may still run on the GPU */
     int (*quiesce)(perf_rank *R);
-    /* counters for delay runs (may be NULL) */
-    void (*counters)(perf_rank *R, uint64_t *preempt, uint64_t *quits, int *blocks);
+    /* counters for delay and --interfere runs (may be NULL); read them with
+     * the library quiesced */
+    void (*counters)(perf_rank *R, pcclStats_t *st);
     /* watchdog: abort everything this library has in flight */
     void (*abort_all)(perf_team *T);
     const char *(*version)(void);
@@ -214,6 +253,19 @@ typedef struct {
 extern const perf_lib perf_lib_pccl;
 extern const perf_lib perf_lib_nccl;
 const perf_lib *perf_lib_get(int lib);
+/* pccl outside perf_lib (--interfere's pccl-stuck): invoke case k out of
+ * place without waiting; wait for it (watchdog armed). */
+void perf_pccl_submit(perf_rank *R, const perf_case *k);
+void perf_pccl_wait(perf_rank *R, const perf_case *k);
+
+/* ---- --interfere (interfere.c) ---------------------------------------------------- */
+
+#define PERF_INTERFERE_TARGET_S 1.5 /* default K: about this long alone on the slowest GPU */
+#define PERF_INTERFERE_BASE_S 0.5   /* each library alone: its collective loop runs this long */
+#define PERF_INTERFERE_BATCH 4      /* collectives back to back between two stop decisions */
+
+/* Every scenario on case k, on every rank (instead of the size's timing). */
+void perf_interfere_run(perf_rank *R, const perf_case *k);
 
 /* ---- data (data.c) --------------------------------------------------------- */
 
@@ -247,7 +299,19 @@ void perf_report_table_begin(perf_team *T, const perf_test *t);
 void perf_report_size(perf_team *T, const perf_case *k, perf_row rows[PERF_NLIBS][2]);
 void perf_report_delay_begin(perf_team *T, const perf_test *t);
 void perf_report_delay(perf_team *T, const perf_case *k, perf_row rows[PERF_NLIBS]);
+/* --split: one row per size; pccl's figures are us per invocation, mean over
+ * ranks and daemon blocks; NAN where not measured */
+typedef struct {
+    double nccl_us, pccl_us;
+    double sq, wait, exec, commit, cq, life; /* pcclStats_t's *Ns, per invocation and block */
+    double preempt;                          /* per invocation and block */
+} perf_split;
+void perf_report_split_begin(perf_team *T, const perf_test *t);
+void perf_report_split(perf_team *T, const perf_case *k, const perf_split *s);
 void perf_report_add(perf_team *T, const perf_row *r);
+void perf_report_interfere_begin(perf_team *T, const perf_case *k);
+void perf_report_interfere(perf_team *T, const perf_case *k, const perf_irow *r);
+void perf_report_interfere_note(perf_team *T, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void perf_report_summary(perf_team *T);
 int perf_report_open_csv(perf_team *T); /* before the run; 0 ok */
 int perf_report_files(perf_team *T);    /* closes the CSV, writes the JSON; 0 ok */

@@ -13,7 +13,9 @@
  * runs, so that the two never share the GPU.  Rank 0 aggregates the ranks'
  * times (-a) as nccl-tests does.
  *
- * --delay-us replaces 1-2 with the preemption-cost runs (run_delays). */
+ * --delay-us replaces 1-2 with the preemption-cost runs (run_delays),
+ * --split with the latency-split runs (run_split),
+ * --interfere with the compute-slowdown scenarios (interfere.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,7 +83,7 @@ static void timed(perf_rank *R, const perf_lib *L, const perf_case *k, int inpla
 /* Test knob (tests/perf.sh): PCCL_PERF_TEST_CORRUPT=LIB plants one wrong
  * element in rank 0's out-of-place output of LIB, in device memory, after the
  * collective and before the check fetches it: the check must report it. */
-static void plant_wrong(perf_rank *R, const perf_case *k, int lib, int inplace)
+void perf_plant_wrong(perf_rank *R, const perf_case *k, int lib, int inplace)
 {
     const char *e = getenv("PCCL_PERF_TEST_CORRUPT");
     if (!e || strcmp(e, perf_lib_get(lib)->name) || R->rank != 0 || inplace || !ck_writes_recv(&k->c, 0)) return;
@@ -99,7 +101,7 @@ static void checked(perf_rank *R, const perf_lib *L, const perf_case *k, int lib
     perf_set_where(R->rank, inplace ? "data check, in place" : "data check, out of place");
     perf_data_load(R, k, inplace);
     L->run(R, k, inplace, 0, 1);
-    plant_wrong(R, k, lib, inplace);
+    perf_plant_wrong(R, k, lib, inplace);
     R->wrong = perf_data_verify(R, k, inplace);
     L->quiesce(R);
 }
@@ -182,9 +184,8 @@ static void run_delays(perf_rank *R, const perf_case *k)
             /* pccl adds a daemon's counters when it quits: read them with
              * the daemon quit, before and after */
             L->quiesce(R);
-            uint64_t p0 = 0, q0 = 0, p1 = 0, q1 = 0;
-            int blocks = 1;
-            if (L->counters) L->counters(R, &p0, &q0, &blocks);
+            pcclStats_t s0 = {0}, s1 = {0};
+            if (L->counters) L->counters(R, &s0);
             perf_barrier(R);
             double t0 = perf_now();
             for (int i = 0; i < k->iters; i++) {
@@ -193,9 +194,10 @@ static void run_delays(perf_rank *R, const perf_case *k)
             }
             R->sec = (perf_now() - t0) / k->iters;
             L->quiesce(R);
-            if (L->counters) L->counters(R, &p1, &q1, &blocks);
-            R->preempt0 = p1 - p0;
-            R->quits0 = q1 - q0 > 0 ? q1 - q0 - 1 : 0; /* not the quit that quiesce waited for */
+            if (L->counters) L->counters(R, &s1);
+            int blocks = s1.blocks > 0 ? s1.blocks : 1;
+            R->preempt0 = s1.preemptions - s0.preemptions;
+            R->quits0 = s1.quits - s0.quits > 0 ? s1.quits - s0.quits - 1 : 0; /* not the quit that quiesce waited for */
             perf_barrier(R);
             if (R->rank == 0) {
                 perf_row *row = &rows[l];
@@ -215,6 +217,58 @@ static void run_delays(perf_rank *R, const perf_case *k)
         }
         if (R->rank == 0) perf_report_delay(T, k, rows);
     }
+}
+
+/* Latency split: each library times -n iterations as in the benchmark
+ * (out of place), between quiesced reads of pccl's counters, which with
+ * PCCL_PROFILE=1 say where the daemon spent each invocation. */
+static void run_split(perf_rank *R, const perf_case *k)
+{
+    perf_team *T = R->T;
+    perf_split sp = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
+    for (int l = 0; l < PERF_NLIBS; l++) {
+        if (!lib_on(T, l)) continue;
+        const perf_lib *L = perf_lib_get(l);
+        perf_set_where(R->rank, "latency split");
+        if (k->warmup) L->run(R, k, 0, 0, k->warmup);
+        L->quiesce(R);
+        memset(&R->st0, 0, sizeof R->st0);
+        memset(&R->st1, 0, sizeof R->st1);
+        if (L->counters) L->counters(R, &R->st0);
+        perf_barrier(R);
+        double t0 = perf_now();
+        L->run(R, k, 0, 0, k->iters);
+        R->sec = (perf_now() - t0) / k->iters;
+        L->quiesce(R);
+        if (L->counters) L->counters(R, &R->st1);
+        perf_barrier(R);
+        if (R->rank == 0) {
+            double us = team_seconds(T) * 1e6;
+            if (l == PERF_LIB_NCCL) sp.nccl_us = us;
+            else sp.pccl_us = us;
+            if (l == PERF_LIB_PCCL) {
+                double d[7] = {0}, bc = 0;
+                for (int r = 0; r < T->nranks; r++) {
+                    const pcclStats_t *a = &T->rank[r].st0, *b = &T->rank[r].st1;
+                    bc += (double)(b->blockCompletions - a->blockCompletions);
+                    d[0] += (double)(b->sqNs - a->sqNs);
+                    d[1] += (double)(b->waitNs - a->waitNs);
+                    d[2] += (double)(b->execNs - a->execNs);
+                    d[3] += (double)(b->commitNs - a->commitNs);
+                    d[4] += (double)(b->cqNs - a->cqNs);
+                    d[5] += (double)(b->lifeNs - a->lifeNs);
+                    d[6] += (double)(b->preemptions - a->preemptions);
+                }
+                if (bc > 0) {
+                    sp.sq = d[0] / bc / 1e3, sp.wait = d[1] / bc / 1e3, sp.exec = d[2] / bc / 1e3;
+                    sp.commit = d[3] / bc / 1e3, sp.cq = d[4] / bc / 1e3, sp.life = d[5] / bc / 1e3;
+                    sp.preempt = d[6] / bc;
+                }
+            }
+        }
+        perf_barrier(R);
+    }
+    if (R->rank == 0) perf_report_split(T, k, &sp);
 }
 
 static void *rank_main(void *arg)
@@ -238,12 +292,15 @@ static void *rank_main(void *arg)
         if (!n) continue;
         if (R->rank == 0) {
             if (T->o->ndelays) perf_report_delay_begin(T, &T->tests[t]);
-            else perf_report_table_begin(T, &T->tests[t]);
+            else if (T->o->split) perf_report_split_begin(T, &T->tests[t]);
+            else if (!T->o->interfere) perf_report_table_begin(T, &T->tests[t]);
         }
         for (int l = 0; l < PERF_NLIBS; l++)
             if (lib_on(T, l)) perf_lib_get(l)->test_begin(R, cases, n);
         for (int i = 0; i < n; i++) {
             if (T->o->ndelays) run_delays(R, &cases[i]);
+            else if (T->o->interfere) perf_interfere_run(R, &cases[i]);
+            else if (T->o->split) run_split(R, &cases[i]);
             else run_size(R, &cases[i]);
         }
         for (int l = 0; l < PERF_NLIBS; l++)

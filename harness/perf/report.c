@@ -8,8 +8,11 @@
  *   --csv   one line per library, placement and size, written as they come
  *           (a run cut short by a timeout keeps what it measured);
  *   --json  the same rows with the configuration, at the end.
+ * --interfere has its own table, CSV header and JSON list (one row per
+ * scenario), written the same way.
  * Times are printed as nccl-tests prints them (%7.2f below 100 us ...). */
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,6 +24,15 @@ extern char **environ;
 static const char *csv_header =
     "mode,coll,nranks,lib,placement,size,count,type,redop,root,iters,warmup,time_us,algbw_GBs,busbw_GBs,wrong,"
     "ratio,dtime_us,delay_us,preempt_per_iter_block,quits_per_iter\n";
+
+static const char *interfere_csv_header =
+    "mode,kernel,kernel_n,launches,scenario,lib,gpus,coll,nranks,size,count,type,redop,root,compute_ms,"
+    "compute_ms_max,compute_ms_alone,slowdown_pct,rate,rate_unit,colls,window_ms,busbw_GBs,busbw_alone_GBs,"
+    "busbw_ratio,wrong,preemptions_per_gpu,quits_per_gpu,launches_per_gpu,release_ms,others_slowdown_pct\n";
+
+static const char *split_csv_header =
+    "mode,coll,nranks,size,count,type,redop,root,iters,nccl_time_us,pccl_time_us,sq_us,wait_us,exec_us,"
+    "commit_us,cq_us,daemon_us,host_us,preempt_per_iter_block\n";
 
 static int both_libs(const perf_team *T) { return (T->o->libs & 3u) == 3u; }
 
@@ -67,6 +79,10 @@ void perf_report_header(perf_team *T)
     printf("# libraries: %s; pccl iterations: %s\n", libs_line(T, libs, sizeof libs),
            o->pccl_mode == PERF_PCCL_CHAIN ? "chain (the completion callback issues the next)"
                                            : "wait (pcclRun, pcclWait)");
+    if (o->interfere)
+        printf("# --interfere %s --interfere-n %ld --interfere-k %s (one collective, one size: -b)\n",
+               o->interfere == PERF_KERNEL_GEMM ? "gemm" : "stream", o->interfere_n,
+               o->interfere_k ? "given" : "auto");
     printf("# host %s; %s\n", host, devs);
     for (char **e = environ; *e; e++)
         if (!strncmp(*e, "PCCL_", 5) || !strncmp(*e, "NCCL_", 5)) printf("# env %s\n", *e);
@@ -214,6 +230,159 @@ void perf_report_delay(perf_team *T, const perf_case *k, perf_row rows[PERF_NLIB
     fflush(stdout);
 }
 
+/* "-" where v is not applicable (NAN; negative too unless signed) */
+static const char *cell(char *b, size_t n, const char *fmt, double v, int is_signed)
+{
+    if (isnan(v) || (!is_signed && v < 0)) snprintf(b, n, "-");
+    else snprintf(b, n, fmt, v);
+    return b;
+}
+
+/* the same, empty where not applicable (the CSV's convention) */
+static const char *csv_cell(char *b, size_t n, const char *fmt, double v, int is_signed)
+{
+    if (!strcmp(cell(b, n, fmt, v, is_signed), "-")) b[0] = 0;
+    return b;
+}
+
+/* ---- latency split (--split) ------------------------------------------------------ */
+
+#define SPLIT_HDR "# %10s  %12s  %8s  %6s  %6s  %8s  %8s  %7s  %7s  %7s  %7s  %7s  %8s  %8s  %7s\n"
+#define SPLIT_ROW "%12zu  %12zu  %8s  %6s  %6d  %8s  %8s  %7s  %7s  %7s  %7s  %7s  %8s  %8s  %7s\n"
+
+void perf_report_split_begin(perf_team *T, const perf_test *t)
+{
+    printf("#\n# latency split: %s %s", perf_coll_name(t->coll), perf_type_name(t->dtype));
+    if (ck_has_op(t->coll)) printf(" %s", perf_op_name(t));
+    if (t->root >= 0) printf(", root %d", t->root);
+    static int explained;
+    printf(", out of place, %d ranks\n", T->nranks);
+    if (explained++) goto header;
+    printf("# pccl with PCCL_PROFILE=1 (its daemon reads the clock around\n"
+           "# each phase: the time column is not the benchmark's).  time: per iteration, as the benchmark\n"
+           "# measures it.  Per invocation, mean over ranks and daemon blocks: sq = reading the SQ, wait =\n"
+           "# polling flags (peers, free slots), prims = moving and reducing data (barriers included),\n"
+           "# commit = fence and flag stores, cq = completing (blocks' count, CQ entry); daemon = from the\n"
+           "# SQ read to the CQ entry (sq, wait, prims, commit, cq and the scheduler's own time); host = time -\n"
+           "# daemon: submitting, the poller seeing the CQ entry, the callback or wake-up, a relaunch\n");
+header:
+    printf(SPLIT_HDR, "size", "count", "type", "redop", "root", "nccl", "pccl", "sq", "wait", "prims", "commit",
+           "cq", "daemon", "host", "preempt");
+    printf(SPLIT_HDR, "(B)", "(elements)", "", "", "", "(us)", "(us)", "(us)", "(us)", "(us)", "(us)", "(us)", "(us)",
+           "(us)", "/it/blk");
+    fflush(stdout);
+}
+
+void perf_report_split(perf_team *T, const perf_case *k, const perf_split *s)
+{
+    char b[12][32];
+    double daemon = s->life + s->cq, host = s->pccl_us - daemon;
+    printf(SPLIT_ROW, k->bytes, k->c.count, perf_type_name(k->t.dtype), perf_op_name(&k->t), k->t.root,
+           cell(b[0], 32, "%.2f", s->nccl_us, 0), cell(b[1], 32, "%.2f", s->pccl_us, 0),
+           cell(b[2], 32, "%.2f", s->sq, 0), cell(b[3], 32, "%.2f", s->wait, 0), cell(b[4], 32, "%.2f", s->exec, 0),
+           cell(b[5], 32, "%.2f", s->commit, 0), cell(b[6], 32, "%.2f", s->cq, 0), cell(b[7], 32, "%.2f", daemon, 0),
+           cell(b[8], 32, "%.2f", host, 1), cell(b[9], 32, "%.2f", s->preempt, 0));
+    fflush(stdout);
+    if (!T->csv) return;
+    fprintf(T->csv, "split,%s,%d,%zu,%zu,%s,%s,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", perf_coll_name(k->t.coll),
+            T->nranks, k->bytes, k->c.count, perf_type_name(k->t.dtype), perf_op_name(&k->t), k->t.root, k->iters,
+            csv_cell(b[0], 32, "%.6g", s->nccl_us, 0), csv_cell(b[1], 32, "%.6g", s->pccl_us, 0),
+            csv_cell(b[2], 32, "%.6g", s->sq, 0), csv_cell(b[3], 32, "%.6g", s->wait, 0),
+            csv_cell(b[4], 32, "%.6g", s->exec, 0), csv_cell(b[5], 32, "%.6g", s->commit, 0),
+            csv_cell(b[6], 32, "%.6g", s->cq, 0), csv_cell(b[7], 32, "%.6g", daemon, 0),
+            csv_cell(b[8], 32, "%.6g", host, 1), csv_cell(b[9], 32, "%.6g", s->preempt, 0));
+    fflush(T->csv);
+}
+
+/* ---- --interfere ----------------------------------------------------------------------- */
+
+static const char *kernel_name(int kind) { return kind == PERF_KERNEL_GEMM ? "gemm" : "stream"; }
+static const char *rate_unit(int kind) { return kind == PERF_KERNEL_GEMM ? "TFLOP/s" : "GB/s"; }
+
+#define IFR_FMT "%12s  %4s  %4s  %9s  %9s  %9s  %8s  %9s  %8s  %8s  %8s  %8s  %8s  %6s  %8s  %7s  %8s\n"
+#define IFR_HDR "# %10s  %4s  %4s  %9s  %9s  %9s  %8s  %9s  %8s  %8s  %8s  %8s  %8s  %6s  %8s  %7s  %8s\n"
+
+void perf_report_interfere_begin(perf_team *T, const perf_case *k)
+{
+    const perf_opts *o = T->o;
+    printf("#\n# interference (paper 004): %s\n", T->ifr_kernel);
+    printf("#   on every GPU at once, each on its own non-blocking stream: %ld launches per scenario (%s)\n",
+           T->interfere_k, o->interfere_k ? "--interfere-k" : "about 1.5 s alone on the slowest GPU");
+    printf("# collectives: %s %s", perf_coll_name(k->t.coll), perf_type_name(k->t.dtype));
+    if (ck_has_op(k->t.coll)) printf(" %s", perf_op_name(&k->t));
+    if (k->t.root >= 0) printf(", root %d", k->t.root);
+    printf(", %zu B (count %zu), out of place, in batches of %d back to back\n"
+           "#   until every GPU's kernels finished (a barrier of the rank threads after each batch decides)\n",
+           k->bytes, k->c.count, o->blocking ? 1 : PERF_INTERFERE_BATCH);
+    printf("# the libraries alone (the same loop, no kernels, %.1f s): busbw", PERF_INTERFERE_BASE_S);
+    for (int l = 0, first = 1; l < PERF_NLIBS; l++)
+        if ((o->libs >> l) & 1u) {
+            printf("%s %s %.2f GB/s", first ? "" : ",", perf_lib_get(l)->name, T->ifr_bw_alone[l]);
+            first = 0;
+        }
+    printf("\n# slowdown = compute time / alone's - 1 (mean over GPUs; pccl-stuck: GPU 0's); busbw over the\n"
+           "#   window (the collective loop, mean over ranks); pccl's counters per GPU (pcclCommGetStats;\n"
+           "#   preemptions summed over its daemon blocks, not counting the last quit)\n");
+    printf(IFR_HDR, "scenario", "lib", "gpus", "compute", "max", "alone", "slowdown", "rate", "colls", "window",
+           "busbw", "bw-alone", "bw-ratio", "#wrong", "preempt", "quits", "launches");
+    char unit[16];
+    snprintf(unit, sizeof unit, "(%s)", rate_unit(o->interfere));
+    printf(IFR_HDR, "", "", "", "(ms)", "(ms)", "(ms)", "(%)", unit, "", "(ms)", "(GB/s)",
+           "(GB/s)", "(x)", "", "/GPU", "/GPU", "/GPU");
+    fflush(stdout);
+}
+
+static void interfere_csv_row(perf_team *T, const perf_case *k, const perf_irow *r)
+{
+    if (!T->csv) return;
+    const perf_opts *o = T->o;
+    FILE *f = T->csv;
+    char b[16][32];
+    fprintf(f, "interfere,%s,%ld,%ld,%s,%s,%s,%s,%d,%zu,%zu,%s,%s,%d,%.6g,%.6g,%.6g,%s,%s,%s,", kernel_name(o->interfere),
+            o->interfere_n, T->interfere_k, r->scenario, r->lib >= 0 ? perf_lib_get(r->lib)->name : "",
+            r->gpu0_only ? "0" : "all", perf_coll_name(k->t.coll), T->nranks, k->bytes, k->c.count,
+            perf_type_name(k->t.dtype), perf_op_name(&k->t), k->t.root, r->ms_mean, r->ms_max, r->ms_alone,
+            csv_cell(b[0], 32, "%.6g", r->slowdown_pct, 1), csv_cell(b[1], 32, "%.6g", r->rate, 0), rate_unit(o->interfere));
+    fprintf(f, "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", csv_cell(b[2], 32, "%.0f", (double)r->colls, 0),
+            csv_cell(b[3], 32, "%.6g", r->window_ms, 0), csv_cell(b[4], 32, "%.6g", r->busbw, 0),
+            csv_cell(b[5], 32, "%.6g", r->busbw_alone, 0), csv_cell(b[6], 32, "%.6g", r->bw_ratio, 0),
+            csv_cell(b[7], 32, "%.0f", (double)r->wrong, 0), csv_cell(b[8], 32, "%.6g", r->preempt, 0),
+            csv_cell(b[9], 32, "%.6g", r->quits, 0), csv_cell(b[10], 32, "%.6g", r->launches, 0),
+            csv_cell(b[11], 32, "%.6g", r->release_ms, 0), csv_cell(b[12], 32, "%.6g", r->others_pct, 1));
+    fflush(f);
+}
+
+void perf_report_interfere(perf_team *T, const perf_case *k, const perf_irow *r)
+{
+    char b[16][32];
+    printf(IFR_FMT, r->scenario, r->lib >= 0 ? perf_lib_get(r->lib)->name : "-", r->gpu0_only ? "0" : "all",
+           cell(b[0], 32, "%.1f", r->ms_mean, 0), cell(b[1], 32, "%.1f", r->ms_max, 0),
+           cell(b[2], 32, "%.1f", r->ms_alone, 0), cell(b[3], 32, "%+.2f", r->slowdown_pct, 1),
+           cell(b[4], 32, "%.2f", r->rate, 0), cell(b[5], 32, "%.0f", (double)r->colls, 0),
+           cell(b[6], 32, "%.1f", r->window_ms, 0), cell(b[7], 32, "%.2f", r->busbw, 0),
+           cell(b[8], 32, "%.2f", r->busbw_alone, 0), cell(b[9], 32, "%.3f", r->bw_ratio, 0),
+           cell(b[10], 32, "%.0f", (double)r->wrong, 0), cell(b[11], 32, "%.1f", r->preempt, 0),
+           cell(b[12], 32, "%.1f", r->quits, 0), cell(b[13], 32, "%.1f", r->launches, 0));
+    fflush(stdout);
+    perf_irow *n = realloc(T->irows, (size_t)(T->nirows + 1) * sizeof *n);
+    if (!n) perf_fatal(PERF_EXIT_ERROR, "out of host memory");
+    T->irows = n;
+    T->irows[T->nirows++] = *r;
+    if (r->wrong > 0) T->wrong_total += r->wrong;
+    interfere_csv_row(T, k, r);
+}
+
+void perf_report_interfere_note(perf_team *T, const char *fmt, ...)
+{
+    va_list ap;
+    printf("# ");
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+    fflush(stdout);
+}
+
 /* ---- the end ----------------------------------------------------------------------- */
 
 void perf_report_summary(perf_team *T)
@@ -258,6 +427,41 @@ static void json_num(FILE *f, const char *key, double v, int last)
     fprintf(f, last ? "" : ", ");
 }
 
+/* ,"interfere": [...] : the scenarios' rows, as in the CSV. */
+static void write_json_interfere(perf_team *T, FILE *f)
+{
+    fprintf(f, ",\n  \"interfere\": [\n");
+    for (int i = 0; i < T->nirows; i++) {
+        const perf_irow *r = &T->irows[i];
+        fprintf(f, "    {\"scenario\": \"%s\", \"lib\": ", r->scenario);
+        if (r->lib >= 0) json_str(f, perf_lib_get(r->lib)->name);
+        else fprintf(f, "null");
+        fprintf(f, ", \"gpus\": \"%s\", \"rate_unit\": \"%s\", ", r->gpu0_only ? "0" : "all", rate_unit(T->o->interfere));
+        json_num(f, "compute_ms", r->ms_mean, 0);
+        json_num(f, "compute_ms_max", r->ms_max, 0);
+        json_num(f, "compute_ms_alone", r->ms_alone, 0);
+        fprintf(f, "\"slowdown_pct\": ");
+        if (isnan(r->slowdown_pct)) fprintf(f, "null, ");
+        else fprintf(f, "%.6g, ", r->slowdown_pct);
+        json_num(f, "rate", r->rate, 0);
+        json_num(f, "colls", (double)r->colls, 0);
+        json_num(f, "window_ms", r->window_ms, 0);
+        json_num(f, "busbw_GBs", r->busbw, 0);
+        json_num(f, "busbw_alone_GBs", r->busbw_alone, 0);
+        json_num(f, "busbw_ratio", r->bw_ratio, 0);
+        json_num(f, "wrong", (double)r->wrong, 0);
+        json_num(f, "preemptions_per_gpu", r->preempt, 0);
+        json_num(f, "quits_per_gpu", r->quits, 0);
+        json_num(f, "launches_per_gpu", r->launches, 0);
+        json_num(f, "release_ms", r->release_ms, 0);
+        fprintf(f, "\"others_slowdown_pct\": ");
+        if (isnan(r->others_pct)) fprintf(f, "null");
+        else fprintf(f, "%.6g", r->others_pct);
+        fprintf(f, "}%s\n", i + 1 < T->nirows ? "," : "");
+    }
+    fprintf(f, "  ]");
+}
+
 static int write_json(perf_team *T, const char *path)
 {
     const perf_opts *o = T->o;
@@ -281,10 +485,13 @@ static int write_json(perf_team *T, const char *path)
     fprintf(f, "},\n  \"config\": {\"nranks\": %d, \"minbytes\": %zu, \"maxbytes\": %zu, \"stepbytes\": %zu, "
                "\"stepfactor\": %g, \"iters\": %d, \"warmup\": %d, \"check\": %d, \"blocking\": %d, \"average\": %d, "
                "\"pccl_mode\": \"%s\", \"iter_bytes\": %zu, \"min_iters\": %d, \"check_max\": %zu, \"timeout\": %g, "
-               "\"seed\": %llu, \"delay_rank\": %d},\n  \"env\": {",
+               "\"seed\": %llu, \"delay_rank\": %d, \"interfere\": %s%s%s, \"interfere_n\": %ld, "
+               "\"interfere_k\": %ld},\n  \"env\": {",
             T->nranks, o->minbytes, o->maxbytes, o->stepbytes, o->stepfactor, o->iters, o->warmup, o->check,
             o->blocking, o->average, o->pccl_mode == PERF_PCCL_CHAIN ? "chain" : "wait", o->iter_bytes, o->min_iters,
-            o->check_max, o->timeout, (unsigned long long)o->seed, o->ndelays ? o->delay_rank : -1);
+            o->check_max, o->timeout, (unsigned long long)o->seed, o->ndelays ? o->delay_rank : -1,
+            o->interfere ? "\"" : "", o->interfere ? kernel_name(o->interfere) : "null", o->interfere ? "\"" : "",
+            o->interfere_n, T->interfere_k);
     first = 1;
     for (char **e = environ; *e; e++) {
         if (strncmp(*e, "PCCL_", 5) && strncmp(*e, "NCCL_", 5)) continue;
@@ -320,7 +527,9 @@ static int write_json(perf_team *T, const char *path)
         json_num(f, "quits_per_iter", r->quits_per_iter, 1);
         fprintf(f, "}%s\n", i + 1 < T->nrows ? "," : "");
     }
-    fprintf(f, "  ]\n}\n");
+    fprintf(f, "  ]");
+    if (o->interfere) write_json_interfere(T, f);
+    fprintf(f, "\n}\n");
     return fclose(f) ? -1 : 0;
 }
 
@@ -346,7 +555,7 @@ int perf_report_open_csv(perf_team *T)
     if (!T->o->csv) return 0;
     T->csv = fopen(T->o->csv, "w");
     if (!T->csv) return -1;
-    fputs(csv_header, T->csv);
+    fputs(T->o->interfere ? interfere_csv_header : T->o->split ? split_csv_header : csv_header, T->csv);
     fflush(T->csv);
     return 0;
 }

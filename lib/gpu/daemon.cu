@@ -14,10 +14,17 @@ __device__ __forceinline__ unsigned long long pccl_globaltimer(void)
 #define PCCL_BARRIER() __syncthreads()
 #define PCCL_NOW_NS() pccl_globaltimer()
 #define PCCL_POLL_PAUSE(i) ((void)0)
+/* An idle block (nothing queued, nothing new in the SQ) polls the SQ, in
+ * pinned host memory, less and less often: 128 ns doubling to 8 us between
+ * reads.  Sixteen blocks per GPU reading it back to back crowd the PCIe link
+ * that the working blocks' SQ reads and CQ writes cross too. */
+#define PCCL_IDLE_PAUSE(i) __nanosleep((i) < 6 ? 128u << (i) : 8192u)
 #define PCCL_EXEC(job) pccl_gpu_exec(job)
 #include "prims.cuh"
 
-__global__ void __launch_bounds__(1024) pccl_daemon(pccl_gpu G)
+/* 512 threads at most (PCCL_THREADS): with 1024 the compiler has 64
+ * registers per thread and spills the primitives' batches to local memory. */
+__global__ void __launch_bounds__(512) pccl_daemon(const __grid_constant__ pccl_gpu G)
 {
     extern __shared__ int32_t pccl_tq[];
     __shared__ pccl_blk S;

@@ -82,7 +82,54 @@ __device__ __forceinline__ T pccl_elem(int op, int dv, bool has_a, bool has_b, T
 /* 16 bytes at a time where every buffer is 16-byte aligned (a slot always
  * is: chunks are multiples of 16 elements), one element at a time for the
  * rest: one thread's 16-byte access is a single NVLink transaction where four
- * 4-byte ones are four. */
+ * 4-byte ones are four.  Each thread first loads PCCL_UNROLL vectors, then
+ * reduces and stores them: the loads of one batch are in flight together,
+ * where a load-reduce-store loop waits out one memory latency per vector
+ * (the stores may alias the next loads, so the compiler cannot overlap
+ * iterations by itself).  OP, HA, HB (the operation, the operands present)
+ * are fixed per instantiation: the batch holds only what it needs in
+ * registers, and no switch is compiled into every element. */
+#ifndef PCCL_UNROLL
+#define PCCL_UNROLL 4
+#endif
+
+template <typename T, typename Ops, int OP, bool HA, bool HB>
+__device__ __noinline__ uint64_t pccl_prim_vec(const pccl_job *j)
+{
+    constexpr int L = 16 / sizeof(T), U = PCCL_UNROLL;
+    union vec { uint4 u; T e[L]; };
+    const uint4 *a = (const uint4 *)j->a, *b = (const uint4 *)j->b;
+    uint4 *d0 = (uint4 *)j->d0, *d1 = (uint4 *)j->d1;
+    const uint64_t nv = j->n / L, stride = blockDim.x;
+    const int dv = j->div;
+    uint64_t i = threadIdx.x;
+    for (; i + (U - 1) * stride < nv; i += U * stride) { /* whole batches */
+        vec x[U], y[U];
+#pragma unroll
+        for (int k = 0; k < U; k++) {
+            if (HA) x[k].u = __ldcg(a + i + k * stride);
+            if (HB) y[k].u = b[i + k * stride];
+        }
+#pragma unroll
+        for (int k = 0; k < U; k++) {
+#pragma unroll
+            for (int e = 0; e < L; e++) x[k].e[e] = pccl_elem<T, Ops>(OP, dv, HA, HB, x[k].e[e], y[k].e[e]);
+            if (d0) d0[i + k * stride] = x[k].u;
+            if (d1) d1[i + k * stride] = x[k].u;
+        }
+    }
+    for (; i < nv; i += stride) { /* the last, partial batch */
+        vec x, y;
+        if (HA) x.u = __ldcg(a + i);
+        if (HB) y.u = b[i];
+#pragma unroll
+        for (int e = 0; e < L; e++) x.e[e] = pccl_elem<T, Ops>(OP, dv, HA, HB, x.e[e], y.e[e]);
+        if (d0) d0[i] = x.u;
+        if (d1) d1[i] = x.u;
+    }
+    return nv * L;
+}
+
 template <typename T, typename Ops> __device__ void pccl_prim(const pccl_job *j)
 {
     const T *a = (const T *)j->a, *b = (const T *)j->b;
@@ -91,20 +138,14 @@ template <typename T, typename Ops> __device__ void pccl_prim(const pccl_job *j)
     const int op = j->op, dv = j->div;
     uint64_t done = 0;
     if ((((uintptr_t)a | (uintptr_t)b | (uintptr_t)d0 | (uintptr_t)d1) & 15) == 0) {
-        constexpr int L = 16 / sizeof(T);
-        union vec { uint4 u; T e[L]; };
-        const uint64_t nv = n / L;
-        for (uint64_t i = threadIdx.x; i < nv; i += blockDim.x) {
-            vec x, y;
-            if (a) x.u = __ldcg((const uint4 *)a + i);
-            if (b) y.u = ((const uint4 *)b)[i];
-#pragma unroll
-            for (int k = 0; k < L; k++)
-                x.e[k] = pccl_elem<T, Ops>(op, dv, a != NULL, b != NULL, x.e[k], y.e[k]);
-            if (d0) ((uint4 *)d0)[i] = x.u;
-            if (d1) ((uint4 *)d1)[i] = x.u;
+        if (!a) done = pccl_prim_vec<T, Ops, 0, false, true>(j); /* a copy: the op does not matter */
+        else if (!b) done = pccl_prim_vec<T, Ops, 0, true, false>(j);
+        else switch (op) {
+        case 1: done = pccl_prim_vec<T, Ops, 1, true, true>(j); break;
+        case 2: done = pccl_prim_vec<T, Ops, 2, true, true>(j); break;
+        case 3: done = pccl_prim_vec<T, Ops, 3, true, true>(j); break;
+        default: done = pccl_prim_vec<T, Ops, 0, true, true>(j); break; /* sum, and avg's sum */
         }
-        done = nv * L;
     }
     for (uint64_t i = done + threadIdx.x; i < n; i += blockDim.x) {
         T x = a ? pccl_ld_peer(a + i) : T(), y = b ? b[i] : T();

@@ -12,6 +12,7 @@ uint64_t pccl_now_ns(void);
 #define PCCL_NOW_NS() pccl_now_ns()
 /* Emulated GPUs outnumber cores: let the peer we wait for run. */
 #define PCCL_POLL_PAUSE(i) sched_yield()
+#define PCCL_IDLE_PAUSE(i) sched_yield()
 #define PCCL_EXEC(job) pccl_host_exec(job)
 #include "../scheduler.h"
 

@@ -53,6 +53,7 @@
 
 static int opt_gpus, opt_host, opt_quick, opt_chaos;
 static size_t opt_max_bytes; /* 0: the default, 256 MiB (32 MiB with --host) */
+#define SUITE_CHUNK ((size_t)128 << 10) /* PCCL_CHUNK_BYTES of the GPU suite, unless set */
 static uint64_t opt_seed = 1;
 
 static int total_cases, total_failed;
@@ -196,6 +197,13 @@ static void suite_open(suite *s, const char *name, int nranks, int chaos, int de
     cfg.backend = opt_host ? PCCL_BACKEND_HOST : PCCL_BACKEND_GPU;
     if (chaos) cfg.chaos = 1;
     if (depth > 512) cfg.queueDepth = depth; /* the concurrent test has every case in flight */
+    if (!opt_host) {
+        /* Hundreds of multi-chunk collectives registered at once: a smaller
+         * chunk than the default (512 KiB) keeps their buffers and connector
+         * rings within a few GiB, and a larger arena holds the rings. */
+        if (!getenv("PCCL_CHUNK_BYTES")) cfg.chunkBytes = SUITE_CHUNK;
+        if (!getenv("PCCL_ARENA_BYTES")) cfg.arenaBytes = 4L << 30;
+    }
     PCCL(NULL, pcclCommInitAllConfig(s->comm, nranks, s->devs, &cfg));
 }
 
@@ -661,9 +669,9 @@ static size_t big_count(pcclCollType_t type, pcclDataType_t dt, int nranks)
     size_t es = ck_type_size(dt), n = opt_host && opt_quick ? 20011 : 1000003;
     if (!opt_host) {
         const char *e = getenv("PCCL_BLOCKS");
-        size_t blocks = e && atoi(e) > 0 ? (size_t)atoi(e) : 4;
+        size_t blocks = e && atoi(e) > 0 ? (size_t)atoi(e) : 16; /* pccl's default */
         e = getenv("PCCL_CHUNK_BYTES");
-        size_t chunk = e && atol(e) > 0 ? (size_t)atol(e) : 128 << 10;
+        size_t chunk = e && atol(e) > 0 ? (size_t)atol(e) : SUITE_CHUNK;
         size_t parts = blocks * (type == pcclCollAllReduce ? (size_t)nranks : 1);
         while (n * es <= parts * chunk && n < ((size_t)1 << 30)) n = 2 * n + 1;
     }

@@ -378,6 +378,8 @@ static void test_bad_config(void)
     BAD(queueDepth, 1, pcclInvalidArgument, "PCCL_QUEUE_DEPTH");
     BAD(arenaBytes, 1000, pcclInvalidArgument, "PCCL_ARENA_BYTES");
     BAD(threads, 16, pcclInvalidArgument, "PCCL_THREADS");
+    BAD(threads, 1024, pcclInvalidArgument, "PCCL_THREADS");
+    BAD(profile, 2, pcclInvalidArgument, "PCCL_PROFILE");
     /* this build has no CUDA: the GPU backend is a usage error */
     BAD(backend, PCCL_BACKEND_GPU, pcclInvalidUsage, "CUDA");
     BAD(backend, 7, pcclInvalidUsage, "backend");
@@ -433,6 +435,38 @@ static void env_case(const char *name, const char *value, pcclResult_t want)
     env_restore(&s);
 }
 
+/* PCCL_PROFILE: every invocation is counted on every block; the times are
+ * measured only when asked for, and add up: a lone invocation's flag waits,
+ * primitives and commits happen between its SQ read and its completion. */
+static void test_profile(void)
+{
+    for (int prof = 0; prof <= 1; prof++) {
+        pcclComm_t c[2];
+        pcclConfig_t cfg = pt_config(2, -1);
+        cfg.profile = prof;
+        if (pt_init(c, 2, &cfg)) continue;
+        pt_case k = {{pcclCollAllReduce, pcclInt32, pcclSum, 0, 4096, 2}, 0, 0, 0};
+        pt_run_cases(c, 2, &k, 1, 11, 5, 0);
+        for (int r = 0; r < 2; r++) {
+            pcclStats_t st;
+            PT_OK(pcclDeviceSynchronize(c[r])); /* the daemon quit: totals published */
+            PT_OK(pcclCommGetStats(c[r], &st));
+            PT_CHECK(st.completed == 5 && st.blockCompletions == 10, "rank %d: %llu completed, %llu on blocks", r,
+                     (unsigned long long)st.completed, (unsigned long long)st.blockCompletions);
+            uint64_t inside = st.waitNs + st.execNs + st.commitNs;
+            if (!prof)
+                PT_CHECK(!st.sqNs && !inside && !st.cqNs && !st.lifeNs, "rank %d: times without PCCL_PROFILE", r);
+            else
+                PT_CHECK(st.sqNs > 0 && st.execNs > 0 && st.cqNs > 0 && st.lifeNs >= inside,
+                         "rank %d: sq %llu wait %llu exec %llu commit %llu cq %llu life %llu ns", r,
+                         (unsigned long long)st.sqNs, (unsigned long long)st.waitNs,
+                         (unsigned long long)st.execNs, (unsigned long long)st.commitNs,
+                         (unsigned long long)st.cqNs, (unsigned long long)st.lifeNs);
+        }
+        pt_destroy(c, 2);
+    }
+}
+
 /* No communicator is alive while the environment changes. */
 static void test_bad_env(void)
 {
@@ -444,6 +478,7 @@ static void test_bad_env(void)
     env_case("PCCL_ORDER", "bogus", pcclInvalidArgument);
     env_case("PCCL_ORDER", "priority", pcclSuccess);
     env_case("PCCL_CHAOS", "1", pcclSuccess);
+    env_case("PCCL_PROFILE", "2", pcclInvalidArgument);
     env_case("PCCL_BLOCKS", "2", pcclSuccess);
     env_case("PCCL_BLOCKS", "", pcclSuccess); /* empty: unset */
 
@@ -538,6 +573,7 @@ int pt_register_api(void)
         !CU_add_test(s, "queue depth, max colls, arena limits", test_limits) ||
         !CU_add_test(s, "bad config", test_bad_config) ||
         !CU_add_test(s, "bad environment", test_bad_env) ||
+        !CU_add_test(s, "PCCL_PROFILE counters", test_profile) ||
         !CU_add_test(s, "calls after destroy/abort", test_after_destroy))
         return -1;
     return 0;
