@@ -27,7 +27,6 @@
 #define PAD 4 /* As rows padded: the transposing stores of A hit distinct banks */
 #define STREAM_BLOCKS_PER_SM 8
 #define STREAM_THREADS 256
-#define CHECK_SAMPLES 16
 #define POLL_NS 200000 /* the compute thread's poll of its kernels' end */
 
 struct perf_compute {
@@ -220,42 +219,16 @@ extern "C" double perf_compute_run(perf_compute *c, long k, char *err, size_t er
     return ms;
 }
 
-/* Sample s of CHECK_SAMPLES: corners first, then spread by a multiplicative hash. */
-static size_t sample(size_t s, size_t range)
-{
-    if (s == 0) return 0;
-    if (s == 1) return range - 1;
-    return (size_t)((s * 2654435761u) % range);
-}
-
 extern "C" long perf_compute_check(perf_compute *c, char *msg, size_t len)
 {
     long wrong = 0;
     if (msg && len) msg[0] = 0;
     cudaSetDevice(c->dev);
-    for (size_t s = 0; s < CHECK_SAMPLES; s++) {
-        size_t i, j = 0, at;
+    for (size_t s = 0; s < PERF_CHECK_SAMPLES; s++) {
+        size_t i, j;
         double want, tol;
-        if (c->kind == PERF_KERNEL_GEMM) {
-            size_t n = (size_t)c->n;
-            i = sample(s, n);
-            j = sample(s * 7 + 3, n);
-            at = i * n + j;
-            double sum = 0, mag = 0;
-            for (size_t k = 0; k < n; k++) {
-                double p = (double)perf_compute_input(0, i * n + k) * (double)perf_compute_input(1, k * n + j);
-                sum += p;
-                mag += fabs(p);
-            }
-            /* float sums of n products in sequence: statistically sqrt(n) eps
-             * |terms|; 3e-5 is far above that, far below a missing tile */
-            want = sum;
-            tol = 3e-5 * mag + 1e-6;
-        } else {
-            at = i = sample(s, c->elems);
-            want = (double)fmaf(PERF_STREAM_SCALAR, perf_compute_input(2, i), perf_compute_input(1, i));
-            tol = 0;
-        }
+        perf_compute_expect(c->kind, (size_t)c->n, c->elems, s, &i, &j, &want, &tol);
+        size_t at = c->kind == PERF_KERNEL_GEMM ? i * (size_t)c->n + j : i;
         float got;
         cudaError_t e = cudaMemcpy(&got, (c->kind == PERF_KERNEL_GEMM ? c->z : c->x) + at, sizeof got,
                                    cudaMemcpyDeviceToHost);

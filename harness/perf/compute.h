@@ -15,6 +15,7 @@
 #ifndef PCCL_PERF_COMPUTE_H
 #define PCCL_PERF_COMPUTE_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -59,6 +60,44 @@ static inline float perf_compute_input(uint32_t which, uint64_t i)
     x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
     x ^= x >> 31;
     return (float)(x >> 40) * (1.0f / 8388608.0f) - 1.0f; /* 24 bits: exact in a float */
+}
+
+#define PERF_CHECK_SAMPLES 16
+
+/* Sample s of PERF_CHECK_SAMPLES: corners first, then spread by a
+ * multiplicative hash. */
+static inline size_t perf_compute_sample(size_t s, size_t range)
+{
+    if (s == 0) return 0;
+    if (s == 1) return range - 1;
+    return (size_t)((s * 2654435761u) % range);
+}
+
+/* What perf_compute_check compares at sample s, in both builds: the output
+ * element (gemm: C[i][j]; stream: a[i], j = 0) and its value recomputed from
+ * the inputs, with the tolerance.  gemm: float sums of n products in
+ * sequence are off by about sqrt(n) eps |terms|; 3e-5 is far above that, far
+ * below a missing tile.  stream: the same fmaf, exact. */
+static inline void perf_compute_expect(int kind, size_t n, size_t elems, size_t s, size_t *i, size_t *j,
+                                       double *want, double *tol)
+{
+    if (kind == PERF_KERNEL_GEMM) {
+        *i = perf_compute_sample(s, n);
+        *j = perf_compute_sample(s * 7 + 3, n);
+        double sum = 0, mag = 0;
+        for (size_t k = 0; k < n; k++) {
+            double p = (double)perf_compute_input(0, *i * n + k) * (double)perf_compute_input(1, k * n + *j);
+            sum += p;
+            mag += fabs(p);
+        }
+        *want = sum;
+        *tol = 3e-5 * mag + 1e-6;
+    } else {
+        *i = perf_compute_sample(s, elems);
+        *j = 0;
+        *want = (double)fmaf(PERF_STREAM_SCALAR, perf_compute_input(2, *i), perf_compute_input(1, *i));
+        *tol = 0;
+    }
 }
 
 #ifdef __cplusplus

@@ -13,7 +13,6 @@
 
 #include "compute.h"
 
-#define CHECK_SAMPLES 16
 
 struct perf_compute {
     int kind;
@@ -81,40 +80,17 @@ double perf_compute_run(perf_compute *c, long k, char *err, size_t errlen)
     return now_ms() - t0;
 }
 
-static size_t sample(size_t s, size_t range)
-{
-    if (s == 0) return 0;
-    if (s == 1) return range - 1;
-    return (size_t)((s * 2654435761u) % range);
-}
-
-/* The same samples and tolerances as compute.cu's check. */
+/* The same samples and tolerances as compute.cu's check (compute.h). */
 long perf_compute_check(perf_compute *c, char *msg, size_t len)
 {
     long wrong = 0;
     size_t n = (size_t)c->n;
     if (msg && len) msg[0] = 0;
-    for (size_t s = 0; s < CHECK_SAMPLES; s++) {
-        size_t i, j = 0;
-        double want, tol, got;
-        if (c->kind == PERF_KERNEL_GEMM) {
-            i = sample(s, n);
-            j = sample(s * 7 + 3, n);
-            double sum = 0, mag = 0;
-            for (size_t k = 0; k < n; k++) {
-                double p = (double)perf_compute_input(0, i * n + k) * (double)perf_compute_input(1, k * n + j);
-                sum += p;
-                mag += fabs(p);
-            }
-            want = sum;
-            tol = 3e-5 * mag + 1e-6;
-            got = c->z[i * n + j];
-        } else {
-            i = sample(s, c->elems);
-            want = (double)fmaf(PERF_STREAM_SCALAR, perf_compute_input(2, i), perf_compute_input(1, i));
-            tol = 0;
-            got = c->x[i];
-        }
+    for (size_t s = 0; s < PERF_CHECK_SAMPLES; s++) {
+        size_t i, j;
+        double want, tol;
+        perf_compute_expect(c->kind, n, c->elems, s, &i, &j, &want, &tol);
+        double got = c->kind == PERF_KERNEL_GEMM ? c->z[i * n + j] : c->x[i];
         if (!(fabs(got - want) <= tol)) {
             if (!wrong && msg && len) snprintf(msg, len, "%s output %zu,%zu = %.9g, expected %.9g",
                                                c->kind == PERF_KERNEL_GEMM ? "gemm" : "stream", i, j, got, want);
