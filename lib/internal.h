@@ -50,7 +50,7 @@ struct pcclComm {
     pccl_hcoll *colls;
     int ncolls;
     uint64_t submitted, outstanding, completed, cq_head;
-    uint64_t sq_tail[PCCL_MAX_BLOCKS]; /* entries written into each block's SQ */
+    uint64_t sq_tail; /* entries written into block 0's SQ */
     uint64_t submitted_at_launch, launches;
     int64_t relaunch_ns, backoff_ns, quit_seen_ns;
     uint64_t poll_hot_ns;       /* the poller spins this long after an event */

@@ -18,7 +18,11 @@
 
 #include "internal.h"
 
-#define PCCL_BYTES_PER_BLOCK (1u << 20) /* see reg(): fewer blocks for small collectives */
+/* See reg(): per 512 daemon threads (a block of PCCL_THREADS counts as
+ * PCCL_THREADS / 512 of one), the bytes a collective needs to take one more
+ * block, and the smallest chunk that interleaving may shrink it to. */
+#define PCCL_BYTES_PER_BLOCK (1u << 20)
+#define PCCL_MIN_ILV_CHUNK (128u << 10)
 
 /* ---- errors --------------------------------------------------------------- */
 
@@ -87,11 +91,12 @@ typedef struct {
 
 /* Defaults, per backend, with the accepted range. */
 enum { K_BLOCKS, K_THREADS, K_CHUNK, K_SLOTS, K_SPIN_HEAD, K_SPIN_BASE, K_SPIN_MIN, K_STICKY, K_QUIT_US,
-       K_RELAUNCH_US, K_ORDER, K_CHAOS, K_CHAOS_SEED, K_MAX_COLLS, K_DEPTH, K_ARENA, K_PROFILE, K_N };
+       K_RELAUNCH_US, K_ORDER, K_CHAOS, K_CHAOS_SEED, K_MAX_COLLS, K_DEPTH, K_ARENA, K_PROFILE, K_INTERLEAVE, K_N };
 static const knob_def knobs[K_N] = {
-    [K_BLOCKS] = {"PCCL_BLOCKS", 16, 1, 1, PCCL_MAX_BLOCKS},
-    [K_THREADS] = {"PCCL_THREADS", 512, 32, 32, 512}, /* the daemon's launch bound */
-    [K_CHUNK] = {"PCCL_CHUNK_BYTES", 512 << 10, 4 << 10, 256, 64L << 20},
+    [K_BLOCKS] = {"PCCL_BLOCKS", 64, 1, 1, PCCL_MAX_BLOCKS},
+    /* at most the daemon's launch bound; at least a scheduling warp and a moving one */
+    [K_THREADS] = {"PCCL_THREADS", 256, 64, 64, 512},
+    [K_CHUNK] = {"PCCL_CHUNK_BYTES", 256 << 10, 4 << 10, 256, 64L << 20},
     [K_SLOTS] = {"PCCL_SLOTS", 4, 4, 2, 64},
     [K_SPIN_HEAD] = {"PCCL_SPIN_HEAD", 1000, 2000, 1, 1L << 40},
     [K_SPIN_BASE] = {"PCCL_SPIN_BASE", 100, 200, 1, 1L << 40},
@@ -106,6 +111,7 @@ static const knob_def knobs[K_N] = {
     [K_DEPTH] = {"PCCL_QUEUE_DEPTH", 512, 512, 2, 8192},
     [K_ARENA] = {"PCCL_ARENA_BYTES", 1L << 30, 64L << 20, 1 << 16, 1L << 40},
     [K_PROFILE] = {"PCCL_PROFILE", 0, 0, 0, 1},
+    [K_INTERLEAVE] = {"PCCL_INTERLEAVE", 0, 0, 0, 63}, /* 0: 2, or slots - 1 if less */
 };
 
 static pcclResult_t knob(long cfg, int which, int host, long *out)
@@ -151,7 +157,7 @@ static pcclResult_t resolve(pcclComm_t c, const pcclConfig_t *cfg, int host)
                         cfg->size, sizeof(pcclConfig_t));
     long in[K_N] = {cfg->blocks, cfg->threads, cfg->chunkBytes, cfg->slots, cfg->spinHead, cfg->spinBase,
                     cfg->spinMin, cfg->sticky, cfg->quitUs, cfg->relaunchUs, cfg->order, cfg->chaos,
-                    cfg->chaosSeed, cfg->maxColls, cfg->queueDepth, cfg->arenaBytes, cfg->profile};
+                    cfg->chaosSeed, cfg->maxColls, cfg->queueDepth, cfg->arenaBytes, cfg->profile, cfg->interleave};
     long v[K_N];
     for (int i = 0; i < K_N; i++) {
         pcclResult_t r = knob(in[i], i, host, &v[i]);
@@ -172,6 +178,15 @@ static pcclResult_t resolve(pcclComm_t c, const pcclConfig_t *cfg, int host)
     k->max_colls = (int)v[K_MAX_COLLS];
     k->depth = (int)v[K_DEPTH];
     k->profile = (int)v[K_PROFILE];
+    /* A block sends a step of each loop of its group before it receives the
+     * next step of the first: around a ring, each connector then holds
+     * `interleave` slots in flight, and a block's next send needs one more
+     * free.  As many loops as slots wait for each other all around the ring
+     * (chaos tests found it). */
+    k->interleave = v[K_INTERLEAVE] ? (int)v[K_INTERLEAVE] : k->slots > 2 ? 2 : 1;
+    if (k->interleave >= k->slots)
+        return pccl_err(NULL, pcclInvalidArgument, "PCCL_INTERLEAVE=%d: must be below PCCL_SLOTS=%d", k->interleave,
+                        k->slots);
     c->relaunch_ns = v[K_RELAUNCH_US] * 1000;
     c->arena_bytes = (size_t)v[K_ARENA];
     c->chunk_bytes = v[K_CHUNK];
@@ -601,21 +616,39 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
     d.priority = prio;
     d.count = count;
     /* Chunk: the knob, shrunk for small collectives so that their loops
-     * cover about `blocks` blocks; below blocks x PCCL_BYTES_PER_BLOCK fewer
-     * blocks take part (the others never see it): on 4 H200s 4 blocks
-     * beat 16 up to 4 MiB, 16 beat 4 from 16 MiB (results/perf-4gpu). */
+     * cover about `blocks` blocks: one per PCCL_BYTES_PER_BLOCK per 512
+     * threads, and at least 4 x 512 threads' worth; the others never see
+     * it.  On 4 H200s 4 blocks of 512 threads beat 16 up to 4 MiB, 16 beat
+     * 4 from 16 MiB (results/perf-4gpu).  Then shrunk to give each block
+     * `interleave` loops, whose steps it alternates (scheduler.h,
+     * pccl_advance), unless that takes the chunk below PCCL_MIN_ILV_CHUNK
+     * (per 512 threads): where latency rules, smaller steps cost a commit
+     * each.  The host backend's blocks count as 512 threads. */
     uint64_t ce = (uint64_t)c->chunk_bytes / (uint64_t)es, blocks = (uint64_t)c->G.k.blocks;
+    uint64_t th = c->G.k.threads > 1 ? (uint64_t)c->G.k.threads : 512;
     uint64_t bytes = (uint64_t)count * (uint64_t)es * (type == 1 || type == 2 ? (uint64_t)c->nranks : 1);
-    uint64_t want = bytes / PCCL_BYTES_PER_BLOCK, lo = blocks < 4 ? blocks : 4;
+    uint64_t want = bytes / (PCCL_BYTES_PER_BLOCK * th / 512), lo = (4 * 512 + th - 1) / th;
+    if (lo > blocks) lo = blocks;
     if (want < lo) want = lo;
     if (want < blocks) blocks = want;
-    uint64_t per = (count + blocks - 1) / blocks;
+    uint64_t per = (count + blocks - 1) / blocks, ilv = (uint64_t)c->G.k.interleave;
     if (type == 0) per = (per + c->nranks - 1) / (uint64_t)c->nranks;
+    if (per / ilv * (uint64_t)es >= PCCL_MIN_ILV_CHUNK * th / 512) per = (per + ilv - 1) / ilv;
     per = (per + 15) & ~(uint64_t)15;
     if (ce > per) ce = per;
     ce &= ~(uint64_t)15;
     if (ce < 16) ce = 16;
+    /* Balance: loops are dealt round robin, so 32 loops on 24 blocks take
+     * two loops' time where 1.33 would do.  Shrink the chunk until the loops
+     * are a multiple of the blocks (every block then has as many). */
+    uint64_t lspan = type == 0 ? (uint64_t)c->nranks : 1, loops = (count + ce * lspan - 1) / (ce * lspan);
+    if (loops > blocks && loops % blocks) {
+        loops = (loops + blocks - 1) / blocks * blocks;
+        ce = (count + loops * lspan - 1) / (loops * lspan);
+        ce = (ce + 15) & ~(uint64_t)15;
+    }
     d.chunk_elems = ce;
+    d.ilv = (uint32_t)c->G.k.interleave;
     pccl_build_program(&d);
 
     pthread_mutex_lock(&c->mu);
@@ -730,11 +763,9 @@ pcclResult_t pcclRun(pcclComm_t c, int id, const void *sendbuff, void *recvbuff,
     h->cb_arg = arg;
     c->G.args[id].sendbuf = sendbuff;
     c->G.args[id].recvbuf = recvbuff;
-    for (uint32_t b = 0; b < h->dev.used; b++) { /* only the blocks that take part */
-        uint64_t t = c->sq_tail[b]++;
-        pccl_st_rel(&c->G.sq[(size_t)b * c->G.k.depth + (t % (uint64_t)c->G.k.depth)],
-                    (((t + 1) & 0xffffffffull) << 32) | (uint32_t)id);
-    }
+    /* Block 0 hands it on to the other blocks that take part (core.h, "SQ"). */
+    uint64_t t = c->sq_tail++;
+    pccl_st_rel(&c->G.sq[t % (uint64_t)c->G.k.depth], (((t + 1) & 0xffffffffull) << 32) | (uint32_t)id);
     c->submitted++;
     c->outstanding++;
     pthread_cond_signal(&c->poll_cv); /* a sleeping poller watches from now on */

@@ -104,11 +104,12 @@ typedef struct {
     int queueDepth;       /* PCCL_QUEUE_DEPTH      invocations in flight per GPU    */
     long arenaBytes;      /* PCCL_ARENA_BYTES      connector memory per GPU         */
     int profile;          /* PCCL_PROFILE          1: time the daemon's phases (pcclStats_t) */
+    int interleave;       /* PCCL_INTERLEAVE       loops a block runs step by step together (< slots) */
 } pcclConfig_t;
 
 #define PCCL_CONFIG_INITIALIZER {                                                   \
     sizeof(pcclConfig_t), PCCL_BACKEND_DEFAULT, -1, -1, -1L, -1, -1L, -1L, -1L, -1, \
-    -1L, -1L, PCCL_ORDER_DEFAULT, -1, -1L, -1, -1, -1L, -1 }
+    -1L, -1L, PCCL_ORDER_DEFAULT, -1, -1L, -1, -1, -1L, -1, -1 }
 
 typedef struct {
     uint64_t completed;    /* invocations completed                          */
@@ -122,8 +123,8 @@ typedef struct {
     uint64_t blockCompletions; /* invocations completed, summed over blocks */
     uint64_t sqNs;         /* reading the SQ, in the passes that found entries */
     uint64_t waitNs;       /* polling connector flags: peers, free slots      */
-    uint64_t execNs;       /* primitives: moving and reducing data            */
-    uint64_t commitNs;     /* publishing steps to peers: fence, flag stores   */
+    uint64_t execNs;       /* primitives: moving and reducing data (with the posts overlapping them) */
+    uint64_t commitNs;     /* publishing steps to peers (fence, flag stores) the block waited for */
     uint64_t cqNs;         /* completing: the blocks' count, the CQ entry     */
     uint64_t lifeNs;       /* from the SQ read to completion, per invocation  */
 } pcclStats_t;

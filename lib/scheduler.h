@@ -3,14 +3,16 @@
  * Included by lib/host/backend.c (a host thread stands in for a block) and by
  * lib/gpu/daemon.cu (a CUDA block).  The includer defines:
  *   PCCL_LEADER         true in the one thread that makes decisions
+ *   PCCL_MOVER          true in the threads that move data
  *   PCCL_BARRIER()      all threads of the block meet
- *   PCCL_EXEC(job)      all threads move the data of one primitive
+ *   PCCL_EXEC(job)      the movers move the data of one primitive
  *   PCCL_NOW_NS()       a monotonic clock in nanoseconds
  *   PCCL_POLL_PAUSE(i)  what to do between two polls of a flag
  *   PCCL_IDLE_PAUSE(i)  what to do after the i-th pass in a row with no work
  * The leader runs the scheduler (fetch, order, stickiness, preemption, context,
- * CQ); the block's other threads only join for the data movement, reading the
- * leader's decisions from the shared state after a barrier.
+ * CQ); the movers only move data, reading the leader's decisions from the
+ * shared state after a barrier.  On the GPU they are different warps, so the
+ * leader posts one step while the movers move the next.
  *
  * One pass over the task queue runs each collective until it completes or one
  * of its primitives waits longer than its spin threshold; then its dynamic
@@ -30,17 +32,24 @@ typedef struct {
 } pccl_job;
 
 enum { PCCL_CMD_RUN, PCCL_CMD_QUIT };
+/* What the block does after a decision point: the job is ready (EXEC), the
+ * collective completed or was preempted (STOP), the pass is over (END), the
+ * leader must post the step and decide after the data is complete (LATE). */
+enum { PCCL_DEC_EXEC, PCCL_DEC_STOP, PCCL_DEC_END, PCCL_DEC_LATE };
 
 /* The block's state: shared memory on the GPU, a local on the host. */
 typedef struct {
-    /* The leader's decisions, one field per decision point: a thread may still
-     * be reading one while the leader already makes the next. */
-    int32_t cmd, picked, ready, more;
-    int32_t pos, cur, tq_len, progressed, got, npass, idle, pad;
+    /* The leader's decisions.  A thread may still be reading one while the
+     * leader already makes the next: decisions alternate between dec[0] and
+     * dec[1], and a slot is rewritten only after a barrier that every thread
+     * reaches after reading it. */
+    int32_t cmd, dec[2];
+    int32_t pos, cur, tq_len, progressed, got, npass, idle, more;
     int64_t th, th_init;
     uint64_t sq_head, t_progress, rng, nloops, act_dirty, t_exec, seen_progress;
+    uint64_t pend_tail, pend_head; /* a step's counters not yet posted (0: none) */
     pccl_ctx act;     /* the active context slot */
-    pccl_job job;
+    pccl_job job[2];  /* the step being moved, and the next one */
     pccl_blk_stats st;
     int32_t *tq;      /* task queue: collective ids, in scheduling order */
 } pccl_blk;
@@ -73,19 +82,37 @@ PCCL_FN void pccl_enqueue(pccl_blk *S, const pccl_gpu *G, int32_t id)
     S->tq[i] = id;
 }
 
+/* Block 0 hands an invocation on to the other blocks that take part: the
+ * buffers, then (one fence) an entry in each one's SQ in device memory. */
+PCCL_FN void pccl_hand_on(const pccl_gpu *G, int32_t id, pccl_args a)
+{
+    uint32_t used = G->colls[id].used;
+    if (used < 2) return;
+    G->dargs[id] = a;
+    pccl_fence_rel_gpu();
+    for (uint32_t o = 1; o < used; o++) {
+        uint64_t t = G->dsq_tail[o]++;
+        pccl_st_post_gpu(&G->dsq[(size_t)o * G->k.depth + t % G->k.depth], ((t + 1) & 0xffffffffull) << 32 | (uint32_t)id);
+    }
+}
+
+/* Takes the new entries of the block's SQ (block 0: the host's, in pinned
+ * memory; the others: the one block 0 fills) into the task queue. */
 PCCL_FN int pccl_fetch(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
 {
     int n = 0;
-    uint64_t *sq = G->sq + (size_t)b * G->k.depth;
+    uint64_t *sq = b == 0 ? G->sq : G->dsq + (size_t)b * G->k.depth;
     while (S->tq_len < G->k.depth) {
         uint64_t e = pccl_ld_acq(&sq[S->sq_head % G->k.depth]);
         if ((e >> 32) != ((S->sq_head + 1) & 0xffffffffull)) break;
         int32_t id = (int32_t)(e & 0xffffffffu);
+        pccl_args a = b == 0 ? G->args[id] : G->dargs[id]; /* one 16-byte read */
+        if (b == 0) pccl_hand_on(G, id, a);
         pccl_ctx *x = &G->ctx[(size_t)id * G->k.blocks + b];
         x->loop = 0;
         x->step = 0;
-        x->sendbuf = G->args[id].sendbuf;
-        x->recvbuf = G->args[id].recvbuf;
+        x->sendbuf = a.sendbuf;
+        x->recvbuf = a.recvbuf;
         x->t_fetch = now;
         pccl_enqueue(S, G, id);
         S->sq_head++;
@@ -112,9 +139,11 @@ PCCL_FN void pccl_plan(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
 {
     S->pos = 0;
     /* The abort flag is in pinned memory: a read costs a PCIe round trip.
-     * Read it in every pass that follows one without progress (idle, or
-     * waiting for peers), and in every 16th pass of a busy daemon. */
-    if ((!S->progressed || (++S->npass & 15) == 0) && pccl_ld_acq32(&G->hdr->abort)) {
+     * Block 0 reads it in every pass that follows one without progress
+     * (idle, or waiting for peers), the others only when they wait for
+     * peers; an idle one in every 64th pass, a busy one in every 16th. */
+    int stuck = !S->progressed && (b == 0 || S->tq_len > 0);
+    if ((stuck || (++S->npass & (b != 0 && S->tq_len == 0 ? 63 : 15)) == 0) && pccl_ld_acq32(&G->hdr->abort)) {
         S->cmd = PCCL_CMD_QUIT;
         return;
     }
@@ -151,29 +180,30 @@ PCCL_FN char *pccl_conn(char *arena, const pccl_coll *c, const pccl_gpu *G, int 
     return arena + c->conn_off + (size_t)b * pccl_conn_stride(c, G->k.slots);
 }
 
-/* Polls the step's connectors up to the spin threshold.  On success fills the
- * job and returns 1; on timeout returns 0 (the collective is stuck here). */
-PCCL_FN int pccl_wait(pccl_blk *S, const pccl_gpu *G, int b)
+/* One look at the step's connectors: is its input there (RECV) and its
+ * send slot free (SEND)? */
+PCCL_FN int pccl_ready(const pccl_blk *S, const pccl_gpu *G, int b)
+{
+    const pccl_coll *c = &G->colls[S->cur];
+    int f = PCCL_STEP_FLAGS(c->steps[S->act.step]);
+    char *mine = pccl_conn(G->arena, c, G, b);
+    if ((f & PCCL_RECV) && pccl_ld_acq((const uint64_t *)(mine + PCCL_CONN_TAIL)) <= S->act.recv_step) return 0;
+    if ((f & PCCL_SEND) &&
+        S->act.send_step - pccl_ld_acq((const uint64_t *)(mine + PCCL_CONN_HEAD)) >= (uint64_t)G->k.slots)
+        return 0;
+    return 1;
+}
+
+/* The job of the active step: operands, results, count. */
+PCCL_FN void pccl_fill(const pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
 {
     const pccl_coll *c = &G->colls[S->cur];
     uint16_t s = c->steps[S->act.step];
-    int f = PCCL_STEP_FLAGS(s);
+    int f = PCCL_STEP_FLAGS(s), slots = G->k.slots;
     char *mine = pccl_conn(G->arena, c, G, b);
-    const uint64_t *tail = (const uint64_t *)(mine + PCCL_CONN_TAIL);
-    const uint64_t *head = (const uint64_t *)(mine + PCCL_CONN_HEAD);
-    int slots = G->k.slots;
-    for (int64_t i = 0;; i++) {
-        int ok = 1;
-        if ((f & PCCL_RECV) && pccl_ld_acq(tail) <= S->act.recv_step) ok = 0;
-        if (ok && (f & PCCL_SEND) && S->act.send_step - pccl_ld_acq(head) >= (uint64_t)slots) ok = 0;
-        if (ok) break;
-        if (i >= S->th) return 0;
-        PCCL_POLL_PAUSE(i);
-    }
     uint64_t in_off, out_off, cnt;
     pccl_chunk(c, G->k.blocks, b, S->act.loop, PCCL_STEP_CHUNK(s), &in_off, &out_off, &cnt);
     size_t slot = pccl_slot_bytes(c);
-    pccl_job *j = &S->job;
     j->a = (f & PCCL_RECV) ? mine + PCCL_CONN_RING + (S->act.recv_step % slots) * slot : NULL;
     j->b = (f & PCCL_IN) ? (const char *)S->act.sendbuf + in_off * c->esize : NULL;
     j->d0 = (f & PCCL_OUT) ? (char *)S->act.recvbuf + out_off * c->esize : NULL;
@@ -184,33 +214,61 @@ PCCL_FN int pccl_wait(pccl_blk *S, const pccl_gpu *G, int b)
     j->dtype = c->dtype;
     j->op = c->op;
     j->div = ((f & PCCL_POSTDIV) && c->op == 4) ? c->nranks : 0;
+}
+
+/* Polls the step's connectors up to the spin threshold.  On success fills
+ * the job and returns 1; on timeout returns 0 (the collective is stuck). */
+PCCL_FN int pccl_wait(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
+{
+    for (int64_t i = 0; !pccl_ready(S, G, b); i++) {
+        if (i >= S->th) return 0;
+        PCCL_POLL_PAUSE(i);
+    }
+    pccl_fill(S, G, b, j);
     return 1;
 }
 
-/* After the block moved the data: publish it, advance, raise stickiness.
- * Returns 1 while the collective has more primitives to run. */
-PCCL_FN int pccl_commit(pccl_blk *S, const pccl_gpu *G, int b)
+/* The block moved (or, on the GPU, is still moving) the active step's
+ * data: count the step, advance the context, raise stickiness.  Its counter
+ * stores wait in pend_* for pccl_post, which may run only once the data is
+ * complete.  Returns 1 while the collective has more primitives to run. */
+PCCL_FN int pccl_advance(pccl_blk *S, const pccl_gpu *G, int b)
 {
     const pccl_coll *c = &G->colls[S->cur];
     int f = PCCL_STEP_FLAGS(c->steps[S->act.step]);
-    /* the slot's data before the tail that announces it, our reads of the
-     * received slot before the head that frees it: one fence for both */
-    pccl_fence_rel();
-    if (f & PCCL_SEND)
-        pccl_st_post((uint64_t *)(pccl_conn(G->next_arena, c, G, b) + PCCL_CONN_TAIL), ++S->act.send_step);
-    if (f & PCCL_RECV)
-        pccl_st_post((uint64_t *)(pccl_conn(G->prev_arena, c, G, b) + PCCL_CONN_HEAD), ++S->act.recv_step);
+    if (f & PCCL_SEND) S->pend_tail = ++S->act.send_step;
+    if (f & PCCL_RECV) S->pend_head = ++S->act.recv_step;
     S->st.primitives++;
     S->progressed = 1;
-    pccl_red_gpu(G->progress, 1);
+    pccl_red_gpu(G->progress, 1); /* the quit rule's GPU-wide count of steps */
     S->act_dirty = 1;
     int64_t up = S->th_init * G->k.sticky, cap = G->k.spin_head * G->k.sticky;
     if (up > cap) up = cap;
     if (S->th < up) S->th = up;
+    /* Loops run in groups of ilv, a step of each in turn: the next step of
+     * loop l is due only after the same step of the group's other loops, by
+     * when the previous rank has usually posted its input, and the block can
+     * move it while its leader posts the step before. */
+    uint64_t base = S->act.loop / c->ilv * c->ilv, end = base + c->ilv < S->nloops ? base + c->ilv : S->nloops;
+    if (++S->act.loop < end) return 1;
+    S->act.loop = base;
     if (++S->act.step < c->nsteps) return 1;
     S->act.step = 0;
-    if (++S->act.loop < S->nloops) return 1;
-    return 0;
+    S->act.loop = end;
+    return end < S->nloops;
+}
+
+/* Publishes the pending step: the slot's data before the tail that
+ * announces it, our reads of the received slot before the head that frees
+ * it, one fence for both. */
+PCCL_FN void pccl_post(pccl_blk *S, const pccl_gpu *G, int b)
+{
+    if (!S->pend_tail && !S->pend_head) return;
+    const pccl_coll *c = &G->colls[S->cur];
+    pccl_fence_rel();
+    if (S->pend_tail) pccl_st_post((uint64_t *)(pccl_conn(G->next_arena, c, G, b) + PCCL_CONN_TAIL), S->pend_tail);
+    if (S->pend_head) pccl_st_post((uint64_t *)(pccl_conn(G->prev_arena, c, G, b) + PCCL_CONN_HEAD), S->pend_head);
+    S->pend_tail = S->pend_head = 0;
 }
 
 /* The collective finished on this block: save, dequeue, and if this block is
@@ -265,60 +323,100 @@ PCCL_FN void pccl_end(pccl_blk *S, const pccl_gpu *G, int b)
  * time figure stays 0: the clock reads are skipped, and t_exec stays 0). */
 #define PCCL_PROF(G) ((G)->k.profile)
 
-#define PCCL_DAEMON_BODY(S, G, b)                                                 \
-    do {                                                                          \
-        if (PCCL_LEADER) pccl_begin(S, G, b, PCCL_NOW_NS());                      \
-        PCCL_BARRIER();                                                           \
-        for (;;) {                                                                \
-            if (PCCL_LEADER) {                                                    \
-                uint64_t t_ = PCCL_NOW_NS();                                      \
-                pccl_plan(S, G, b, t_);                                           \
+/* The leader, after picking a collective or settling a step: waits for the
+ * next step's connectors.  EXEC: the job is ready; STOP: it was preempted. */
+PCCL_FN int pccl_try(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
+{
+    uint64_t t = PCCL_PROF(G) ? PCCL_NOW_NS() : 0;
+    int ready = pccl_wait(S, G, b, j);
+    if (PCCL_PROF(G)) S->st.ns_wait += PCCL_NOW_NS() - t;
+    if (ready) return PCCL_DEC_EXEC;
+    pccl_preempt(S, G, b);
+    return PCCL_DEC_STOP;
+}
+
+/* The leader, while the movers move the active step's data (on the host:
+ * after it moved it itself): posts the step before, advances, and looks once
+ * at the next step's connectors.  EXEC: the next job is ready in *next, and
+ * this step's post waits for the next time through here, overlapping the
+ * next step's data; LATE: the leader settles once the data is complete. */
+PCCL_FN int pccl_overlap(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *next)
+{
+    pccl_post(S, G, b);
+    S->more = pccl_advance(S, G, b);
+    if (!S->more || !pccl_ready(S, G, b)) return PCCL_DEC_LATE;
+    pccl_fill(S, G, b, next);
+    return PCCL_DEC_EXEC;
+}
+
+/* The leader, once the step's data is complete and its next step was not
+ * ready at a glance: posts the step, then completes the collective or waits
+ * for the next step (up to the spin threshold). */
+PCCL_FN int pccl_settle(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *next)
+{
+    uint64_t t = PCCL_PROF(G) ? PCCL_NOW_NS() : 0, u;
+    pccl_post(S, G, b);
+    u = PCCL_PROF(G) ? PCCL_NOW_NS() : 0;
+    S->st.ns_commit += u - t;
+    if (S->more) return pccl_try(S, G, b, next);
+    pccl_complete(S, G, b, u);
+    if (PCCL_PROF(G)) {
+        S->st.ns_cq += PCCL_NOW_NS() - u;
+        pccl_publish(S, G, b);
+    }
+    return PCCL_DEC_STOP;
+}
+
+/* A step: the movers move job[jx_] while the leader posts the step before
+ * and prepares the next one in job[jx_ ^ 1]; one barrier when the next step
+ * was ready at a glance (the usual case with interleaved loops), a second
+ * when the leader must first post this step and wait.  The includer defines
+ * PCCL_MOVER: the threads that move data (on the GPU all but the first warp,
+ * whose thread 0 leads; on the host the one thread does both, in turn).
+ * ph_ is each thread's parity in dec[]. */
+#define PCCL_DAEMON_BODY(S, G, b)                                                  \
+    do {                                                                           \
+        int ph_ = 0, jx_ = 0, d_;                                                  \
+        if (PCCL_LEADER) pccl_begin(S, G, b, PCCL_NOW_NS());                       \
+        PCCL_BARRIER();                                                            \
+        for (;;) {                                                                 \
+            if (PCCL_LEADER) {                                                     \
+                uint64_t t_ = PCCL_NOW_NS();                                       \
+                pccl_plan(S, G, b, t_);                                            \
                 if (PCCL_PROF(G) && (S)->got) (S)->st.ns_sq += PCCL_NOW_NS() - t_; \
-                if ((S)->tq_len == 0 && (S)->cmd == PCCL_CMD_RUN)                 \
-                    PCCL_IDLE_PAUSE((S)->idle++);                                 \
-                else                                                              \
-                    (S)->idle = 0;                                                \
-            }                                                                     \
-            PCCL_BARRIER();                                                       \
-            if ((S)->cmd == PCCL_CMD_QUIT) break;                                 \
-            for (;;) {                                                            \
-                if (PCCL_LEADER) (S)->picked = pccl_pick(S, G, b);                \
-                PCCL_BARRIER();                                                   \
-                if (!(S)->picked) break;                                          \
-                for (;;) {                                                        \
-                    if (PCCL_LEADER) {                                            \
-                        uint64_t t_ = PCCL_PROF(G) ? PCCL_NOW_NS() : 0;           \
-                        (S)->ready = pccl_wait(S, G, b);                          \
-                        if (PCCL_PROF(G)) {                                       \
-                            (S)->t_exec = PCCL_NOW_NS();                          \
-                            (S)->st.ns_wait += (S)->t_exec - t_;                  \
-                        }                                                         \
-                        if (!(S)->ready) pccl_preempt(S, G, b);                   \
-                    }                                                             \
-                    PCCL_BARRIER();                                               \
-                    if (!(S)->ready) break;                                       \
-                    PCCL_EXEC(&(S)->job);                                         \
-                    PCCL_BARRIER();                                               \
-                    if (PCCL_LEADER) {                                            \
-                        uint64_t t_ = PCCL_PROF(G) ? PCCL_NOW_NS() : 0, u_;       \
-                        (S)->st.ns_exec += t_ - (S)->t_exec;                      \
-                        (S)->more = pccl_commit(S, G, b);                         \
-                        u_ = PCCL_PROF(G) ? PCCL_NOW_NS() : 0;                    \
-                        (S)->st.ns_commit += u_ - t_;                             \
-                        if (!(S)->more) {                                         \
-                            pccl_complete(S, G, b, u_);                           \
-                            if (PCCL_PROF(G)) {                                   \
-                                (S)->st.ns_cq += PCCL_NOW_NS() - u_;              \
-                                pccl_publish(S, G, b);                            \
-                            }                                                     \
-                        }                                                         \
-                    }                                                             \
-                    PCCL_BARRIER();                                               \
-                    if (!(S)->more) break;                                        \
-                }                                                                 \
-            }                                                                     \
-        }                                                                         \
-        if (PCCL_LEADER) pccl_end(S, G, b);                                       \
+                if ((S)->tq_len == 0 && (S)->cmd == PCCL_CMD_RUN)                  \
+                    PCCL_IDLE_PAUSE((S)->idle++);                                  \
+                else                                                               \
+                    (S)->idle = 0;                                                 \
+            }                                                                      \
+            PCCL_BARRIER();                                                        \
+            if ((S)->cmd == PCCL_CMD_QUIT) break;                                  \
+            for (;;) {                                                             \
+                if (PCCL_LEADER)                                                   \
+                    (S)->dec[ph_] = pccl_pick(S, G, b) ? pccl_try(S, G, b, &(S)->job[jx_]) : PCCL_DEC_END; \
+                PCCL_BARRIER();                                                    \
+                d_ = (S)->dec[ph_];                                                \
+                ph_ ^= 1;                                                          \
+                if (d_ == PCCL_DEC_END) break;                                     \
+                while (d_ == PCCL_DEC_EXEC) {                                      \
+                    if (PCCL_LEADER && PCCL_PROF(G)) (S)->t_exec = PCCL_NOW_NS();  \
+                    if (PCCL_MOVER) PCCL_EXEC(&(S)->job[jx_]);                     \
+                    if (PCCL_LEADER) (S)->dec[ph_] = pccl_overlap(S, G, b, &(S)->job[jx_ ^ 1]); \
+                    PCCL_BARRIER();                                                \
+                    if (PCCL_LEADER && PCCL_PROF(G)) (S)->st.ns_exec += PCCL_NOW_NS() - (S)->t_exec; \
+                    d_ = (S)->dec[ph_];                                            \
+                    ph_ ^= 1;                                                      \
+                    jx_ ^= 1;                                                      \
+                    if (d_ == PCCL_DEC_LATE) {                                     \
+                        if (PCCL_LEADER) (S)->dec[ph_] = pccl_settle(S, G, b, &(S)->job[jx_]); \
+                        PCCL_BARRIER();                                            \
+                        d_ = (S)->dec[ph_];                                        \
+                        ph_ ^= 1;                                                  \
+                    }                                                              \
+                }                                                                  \
+            }                                                                      \
+        }                                                                          \
+        if (PCCL_LEADER) pccl_end(S, G, b);                                        \
     } while (0)
 
 #endif

@@ -261,10 +261,11 @@ void perf_report_split_begin(perf_team *T, const perf_test *t)
     printf("# pccl with PCCL_PROFILE=1 (its daemon reads the clock around\n"
            "# each phase: the time column is not the benchmark's).  time: per iteration, as the benchmark\n"
            "# measures it.  Per invocation, mean over ranks and daemon blocks: sq = reading the SQ, wait =\n"
-           "# polling flags (peers, free slots), prims = moving and reducing data (barriers included),\n"
-           "# commit = fence and flag stores, cq = completing (blocks' count, CQ entry); daemon = from the\n"
-           "# SQ read to the CQ entry (sq, wait, prims, commit, cq and the scheduler's own time); host = time -\n"
-           "# daemon: submitting, the poller seeing the CQ entry, the callback or wake-up, a relaunch\n");
+           "# polling flags (peers, free slots), prims = moving and reducing data (barriers, and posts of the\n"
+           "# step before, included), commit = the posts (fence, flag stores) the block waited for, cq =\n"
+           "# completing (blocks' count, CQ entry); daemon = from the SQ read to the CQ entry (sq, wait,\n"
+           "# prims, commit, cq and the scheduler's own time); host = time - daemon: submitting, the poller\n"
+           "# seeing the CQ entry, the callback or wake-up, a relaunch\n");
 header:
     printf(SPLIT_HDR, "size", "count", "type", "redop", "root", "nccl", "pccl", "sq", "wait", "prims", "commit",
            "cq", "daemon", "host", "preempt");

@@ -1,24 +1,33 @@
 /* The daemon kernel: lib/scheduler.h's loop, run by every block of the grid
  * (one block per channel, each with its own task queue in shared memory and
- * its own connectors), with thread 0 deciding and all threads moving data. */
+ * its own connectors), with thread 0 deciding and the warps after the first
+ * moving data. */
 #include <cuda_runtime.h>
 
-__device__ __forceinline__ unsigned long long pccl_globaltimer(void)
+/* Host-device, so the scheduler's host-device functions may read it; only
+ * the device side ever runs. */
+__host__ __device__ __forceinline__ unsigned long long pccl_globaltimer(void)
 {
+#ifdef __CUDA_ARCH__
     unsigned long long t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     return t;
+#else
+    return 0;
+#endif
 }
 
+/* The first warp schedules (its thread 0 leads), the others move data:
+ * the leader's fence and posts of one step overlap the next step's data. */
 #define PCCL_LEADER (threadIdx.x == 0)
+#define PCCL_MOVER (threadIdx.x >= PCCL_CTRL_THREADS)
 #define PCCL_BARRIER() __syncthreads()
 #define PCCL_NOW_NS() pccl_globaltimer()
 #define PCCL_POLL_PAUSE(i) ((void)0)
-/* An idle block (nothing queued, nothing new in the SQ) polls the SQ, in
- * pinned host memory, less and less often: 128 ns doubling to 8 us between
- * reads.  Sixteen blocks per GPU reading it back to back crowd the PCIe link
- * that the working blocks' SQ reads and CQ writes cross too. */
-#define PCCL_IDLE_PAUSE(i) __nanosleep((i) < 6 ? 128u << (i) : 8192u)
+/* An idle block (nothing queued, nothing new) looks again after a pause:
+ * 128 ns doubling to 1 us.  Only block 0 reads pinned memory then (its SQ);
+ * the others read theirs in device memory (core.h, "SQ"). */
+#define PCCL_IDLE_PAUSE(i) __nanosleep((i) < 3 ? 128u << (i) : 1024u)
 #define PCCL_EXEC(job) pccl_gpu_exec(job)
 #include "prims.cuh"
 

@@ -2,8 +2,8 @@
  *
  * Above it, lib/scheduler.h decides which primitive of which collective runs;
  * lib/prog.c says what each collective's primitives are (the algorithm); the
- * connectors' slot and flag protocol (Simple) is in scheduler.h's wait and
- * commit.  Here only the data moves: every thread of the block takes a strided
+ * connectors' slot and flag protocol (Simple) is in scheduler.h's
+ * pccl_ready and pccl_post.  Here only the data moves: every mover thread takes a strided
  * share of the elements.  Connector slots are written by a peer GPU, so they
  * are read around L1 (ld.global.cg): a line cached from an earlier use of the
  * slot must not be seen.  Arithmetic matches lib/host/reduce.c exactly
@@ -13,6 +13,10 @@
 #define PCCL_PRIMS_CUH
 
 #include "../scheduler.h"
+
+/* The block's first warp schedules; threads from here on move data (the
+ * movers: daemon.cu's PCCL_MOVER), each a strided share of the elements. */
+#define PCCL_CTRL_THREADS 32
 
 template <typename T> __device__ __forceinline__ T pccl_ld_peer(const T *p) { return __ldcg(p); }
 template <> __device__ __forceinline__ int8_t pccl_ld_peer(const int8_t *p)
@@ -100,9 +104,9 @@ __device__ __noinline__ uint64_t pccl_prim_vec(const pccl_job *j)
     union vec { uint4 u; T e[L]; };
     const uint4 *a = (const uint4 *)j->a, *b = (const uint4 *)j->b;
     uint4 *d0 = (uint4 *)j->d0, *d1 = (uint4 *)j->d1;
-    const uint64_t nv = j->n / L, stride = blockDim.x;
+    const uint64_t nv = j->n / L, stride = blockDim.x - PCCL_CTRL_THREADS;
     const int dv = j->div;
-    uint64_t i = threadIdx.x;
+    uint64_t i = threadIdx.x - PCCL_CTRL_THREADS;
     for (; i + (U - 1) * stride < nv; i += U * stride) { /* whole batches */
         vec x[U], y[U];
 #pragma unroll
@@ -147,7 +151,7 @@ template <typename T, typename Ops> __device__ void pccl_prim(const pccl_job *j)
         default: done = pccl_prim_vec<T, Ops, 0, true, true>(j); break; /* sum, and avg's sum */
         }
     }
-    for (uint64_t i = done + threadIdx.x; i < n; i += blockDim.x) {
+    for (uint64_t i = done + threadIdx.x - PCCL_CTRL_THREADS; i < n; i += blockDim.x - PCCL_CTRL_THREADS) {
         T x = a ? pccl_ld_peer(a + i) : T(), y = b ? b[i] : T();
         T v = pccl_elem<T, Ops>(op, dv, a != NULL, b != NULL, x, y);
         if (d0) d0[i] = v;

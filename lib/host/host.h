@@ -8,6 +8,7 @@
 
 uint64_t pccl_now_ns(void);
 #define PCCL_LEADER 1
+#define PCCL_MOVER 1
 #define PCCL_BARRIER() ((void)0)
 #define PCCL_NOW_NS() pccl_now_ns()
 /* Emulated GPUs outnumber cores: let the peer we wait for run. */

@@ -199,10 +199,11 @@ static void suite_open(suite *s, const char *name, int nranks, int chaos, int de
     if (depth > 512) cfg.queueDepth = depth; /* the concurrent test has every case in flight */
     if (!opt_host) {
         /* Hundreds of multi-chunk collectives registered at once: a smaller
-         * chunk than the default (512 KiB) keeps their buffers and connector
-         * rings within a few GiB, and a larger arena holds the rings. */
+         * chunk than the default (256 KiB) keeps their buffers and connector
+         * rings within several GiB, and a larger arena holds the rings (with
+         * 64 blocks, 4 GiB filled up before the last case). */
         if (!getenv("PCCL_CHUNK_BYTES")) cfg.chunkBytes = SUITE_CHUNK;
-        if (!getenv("PCCL_ARENA_BYTES")) cfg.arenaBytes = 4L << 30;
+        if (!getenv("PCCL_ARENA_BYTES")) cfg.arenaBytes = 16L << 30;
     }
     PCCL(NULL, pcclCommInitAllConfig(s->comm, nranks, s->devs, &cfg));
 }
@@ -661,15 +662,16 @@ static void run_ranks(suite *s, void *(*fn)(void *), int lo, int hi, uint64_t se
         }
 }
 
-/* The large count: odd, and (GPU) big enough that one rank's share of one
- * block spans more than one chunk at the default knobs (an all-reduce splits
- * its count over blocks and ranks). */
+/* The large count: odd, and (GPU) big enough that one rank's share of each
+ * of 16 blocks spans more than one chunk (an all-reduce splits its count over
+ * blocks and ranks).  pccl gives a collective that large 16 blocks or more
+ * at its defaults (lib/pccl.c, reg), each with more than one chunk. */
 static size_t big_count(pcclCollType_t type, pcclDataType_t dt, int nranks)
 {
     size_t es = ck_type_size(dt), n = opt_host && opt_quick ? 20011 : 1000003;
     if (!opt_host) {
         const char *e = getenv("PCCL_BLOCKS");
-        size_t blocks = e && atoi(e) > 0 ? (size_t)atoi(e) : 16; /* pccl's default */
+        size_t blocks = e && atoi(e) > 0 ? (size_t)atoi(e) : 16;
         e = getenv("PCCL_CHUNK_BYTES");
         size_t chunk = e && atol(e) > 0 ? (size_t)atol(e) : SUITE_CHUNK;
         size_t parts = blocks * (type == pcclCollAllReduce ? (size_t)nranks : 1);

@@ -378,8 +378,11 @@ static void test_bad_config(void)
     BAD(queueDepth, 1, pcclInvalidArgument, "PCCL_QUEUE_DEPTH");
     BAD(arenaBytes, 1000, pcclInvalidArgument, "PCCL_ARENA_BYTES");
     BAD(threads, 16, pcclInvalidArgument, "PCCL_THREADS");
+    BAD(threads, 32, pcclInvalidArgument, "PCCL_THREADS"); /* no warp left to move data */
     BAD(threads, 1024, pcclInvalidArgument, "PCCL_THREADS");
     BAD(profile, 2, pcclInvalidArgument, "PCCL_PROFILE");
+    BAD(interleave, 64, pcclInvalidArgument, "PCCL_INTERLEAVE");
+    BAD(interleave, 4, pcclInvalidArgument, "PCCL_SLOTS"); /* as many as the 4 slots: would deadlock */
     /* this build has no CUDA: the GPU backend is a usage error */
     BAD(backend, PCCL_BACKEND_GPU, pcclInvalidUsage, "CUDA");
     BAD(backend, 7, pcclInvalidUsage, "backend");
@@ -479,6 +482,7 @@ static void test_bad_env(void)
     env_case("PCCL_ORDER", "priority", pcclSuccess);
     env_case("PCCL_CHAOS", "1", pcclSuccess);
     env_case("PCCL_PROFILE", "2", pcclInvalidArgument);
+    env_case("PCCL_INTERLEAVE", "64", pcclInvalidArgument);
     env_case("PCCL_BLOCKS", "2", pcclSuccess);
     env_case("PCCL_BLOCKS", "", pcclSuccess); /* empty: unset */
 

@@ -7,15 +7,18 @@
 #include "harness.h"
 
 /* Every collective x op x type at a few counts, all in flight together. */
-static void chaos_matrix(int n, int blocks, long chunk, const size_t *counts, int ncounts, int reverse_odd)
+/* ilv: loops a block runs step by step together (PCCL_INTERLEAVE; -1: the
+ * default); 1003 elements in 256-byte chunks give every block many loops. */
+static void chaos_matrix(int n, int blocks, long chunk, int ilv, const size_t *counts, int ncounts, int reverse_odd)
 {
     static const pcclDataType_t types[pcclNumTypes] = {pcclInt8,  pcclUint8,   pcclInt32,   pcclUint32,
                                                        pcclInt64, pcclUint64,  pcclFloat16, pcclFloat32,
                                                        pcclFloat64, pcclBfloat16};
     char name[80];
-    snprintf(name, sizeof name, "chaos matrix n=%d blocks=%d", n, blocks);
+    snprintf(name, sizeof name, "chaos matrix n=%d blocks=%d interleave=%d", n, blocks, ilv);
     pt_begin(name, 120);
     pcclConfig_t cfg = pt_config(blocks, chunk);
+    cfg.interleave = ilv;
     cfg.chaos = 1;
     cfg.chaosSeed = 12345;
     cfg.maxColls = 4096;
@@ -50,13 +53,21 @@ static void chaos_matrix(int n, int blocks, long chunk, const size_t *counts, in
 static void test_matrix_3(void)
 {
     static const size_t c[] = {7, 1003};
-    chaos_matrix(3, 2, 256, c, 2, 0);
+    chaos_matrix(3, 2, 256, -1, c, 2, 0);
+}
+
+/* As many loops in flight per block as the ring has slots (4) but one: the
+ * most PCCL_INTERLEAVE allows (test_api: 4 is refused; it deadlocks). */
+static void test_matrix_3_full_interleave(void)
+{
+    static const size_t c[] = {1003};
+    chaos_matrix(3, 2, 256, 3, c, 1, 0);
 }
 
 static void test_matrix_4_opposite(void)
 {
     static const size_t c[] = {301};
-    chaos_matrix(4, 1, 256, c, 1, 1);
+    chaos_matrix(4, 1, 256, 1, c, 1, 1); /* and loop by loop */
 }
 
 static void chaos_random(int G, int blocks, int sync, int iters)
@@ -86,7 +97,8 @@ int pt_register_chaos(void)
     CU_pSuite s = CU_add_suite("chaos", NULL, NULL);
     if (!s) return -1;
     if (!CU_add_test(s, "all colls/ops/types, 3 gpus, 2 blocks", test_matrix_3) ||
-        !CU_add_test(s, "all colls/ops/types, 4 gpus, opposite orders", test_matrix_4_opposite) ||
+        !CU_add_test(s, "all colls/ops/types, 3 gpus, interleave = slots - 1", test_matrix_3_full_interleave) ||
+        !CU_add_test(s, "all colls/ops/types, 4 gpus, opposite orders, no interleave", test_matrix_4_opposite) ||
         !CU_add_test(s, "random order, 2 gpus, 2 blocks", test_random_2) ||
         !CU_add_test(s, "random order, 4 gpus", test_random_4) ||
         !CU_add_test(s, "random order + device sync, 3 gpus", test_random_3_sync))
