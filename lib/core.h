@@ -169,7 +169,7 @@ typedef struct {
  * part through their SQs in device memory (dsq, dargs: the same protocol at
  * GPU scope).  Only one block per GPU then reads pinned memory: with every
  * block polling it, the six commit fences of an 8-byte all-reduce on 4 H200s
- * took 61.1 us where they take 7.4 (results/README.md, "pccl-perf").
+ * took 61.1 us where they take 7.0 (results/README.md, "pccl-perf").
  * CQ: one ring per GPU, the slot taken by an atomic ticket on the GPU, the
  * entry (ticket+1) << 32 | collId published with one release store; the
  * poller accepts the entry whose ticket is the one it expects, so an entry

@@ -829,17 +829,12 @@ pcclResult_t pcclDeviceSynchronize(pcclComm_t c)
     return c->be->devsync(c);
 }
 
-pcclResult_t pcclCommGetStats(pcclComm_t c, pcclStats_t *s)
+/* Adds blocks [lo, hi)'s published totals to *s (quits: the least of them,
+ * since the daemon quits when all its blocks have). */
+static void add_blocks(pcclComm_t c, int lo, int hi, pcclStats_t *s)
 {
-    CHECK_COMM(c, "pcclCommGetStats");
-    if (!s) return pccl_err(c, pcclInvalidArgument, "pcclCommGetStats: stats is NULL");
-    memset(s, 0, sizeof *s);
-    pthread_mutex_lock(&c->mu);
-    s->completed = c->completed;
-    s->launches = c->launches;
-    s->blocks = c->G.k.blocks;
     uint64_t q = UINT64_MAX;
-    for (int b = 0; b < c->G.k.blocks; b++) {
+    for (int b = lo; b < hi; b++) {
         const pccl_blk_stats *t = &c->G.stats[b];
         s->preemptions += __atomic_load_n(&t->preemptions, __ATOMIC_ACQUIRE);
         s->primitives += __atomic_load_n(&t->primitives, __ATOMIC_ACQUIRE);
@@ -854,6 +849,35 @@ pcclResult_t pcclCommGetStats(pcclComm_t c, pcclStats_t *s)
         if (bq < q) q = bq;
     }
     s->quits = q == UINT64_MAX ? 0 : q;
+}
+
+pcclResult_t pcclCommGetStats(pcclComm_t c, pcclStats_t *s)
+{
+    CHECK_COMM(c, "pcclCommGetStats");
+    if (!s) return pccl_err(c, pcclInvalidArgument, "pcclCommGetStats: stats is NULL");
+    memset(s, 0, sizeof *s);
+    pthread_mutex_lock(&c->mu);
+    s->completed = c->completed;
+    s->launches = c->launches;
+    s->blocks = c->G.k.blocks;
+    add_blocks(c, 0, c->G.k.blocks, s);
+    pthread_mutex_unlock(&c->mu);
+    return pcclSuccess;
+}
+
+pcclResult_t pcclCommGetBlockStats(pcclComm_t c, int block, pcclStats_t *s)
+{
+    CHECK_COMM(c, "pcclCommGetBlockStats");
+    if (!s) return pccl_err(c, pcclInvalidArgument, "pcclCommGetBlockStats: stats is NULL");
+    if (block < 0 || block >= c->G.k.blocks)
+        return pccl_err(c, pcclInvalidArgument, "pcclCommGetBlockStats: block %d not in [0, %d)", block,
+                        c->G.k.blocks);
+    memset(s, 0, sizeof *s);
+    pthread_mutex_lock(&c->mu);
+    s->completed = c->completed;
+    s->launches = c->launches;
+    s->blocks = 1;
+    add_blocks(c, block, block + 1, s);
     pthread_mutex_unlock(&c->mu);
     return pcclSuccess;
 }

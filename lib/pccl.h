@@ -192,6 +192,10 @@ pcclResult_t pcclWaitAll(pcclComm_t comm);
 pcclResult_t pcclDeviceSynchronize(pcclComm_t comm);
 
 pcclResult_t pcclCommGetStats(pcclComm_t comm, pcclStats_t *stats);
+/* One daemon block's share (blocks = 1; completed and launches are the
+ * communicator's): how evenly the blocks worked, e.g. the slowest block's
+ * lifeNs / blockCompletions against the mean.  block in [0, stats.blocks). */
+pcclResult_t pcclCommGetBlockStats(pcclComm_t comm, int block, pcclStats_t *stats);
 
 /* Memory for buffers: cudaMalloc on the GPU backend, aligned host memory on the
  * host backend.  Use either, or your own allocations. */

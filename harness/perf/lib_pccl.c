@@ -168,6 +168,16 @@ static void p_counters(perf_rank *R, pcclStats_t *st)
     if (st->blocks < 1) st->blocks = 1;
 }
 
+int perf_pccl_block_counters(perf_rank *R, pcclStats_t *st, int max)
+{
+    pcclStats_t all;
+    if (pcclCommGetStats(R->pcomm, &all) != pcclSuccess) return 0;
+    int n = all.blocks < max ? all.blocks : max;
+    for (int b = 0; b < n; b++)
+        if (pcclCommGetBlockStats(R->pcomm, b, &st[b]) != pcclSuccess) memset(&st[b], 0, sizeof st[b]);
+    return n;
+}
+
 void perf_pccl_submit(perf_rank *R, const perf_case *k)
 {
     void *s, *r;

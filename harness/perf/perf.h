@@ -33,6 +33,7 @@
 #define PERF_MAX_RANKS 64
 #define PERF_MAX_DELAYS 16
 #define PERF_MAX_SIZES 4096
+#define PERF_MAX_BLOCKS 64 /* pccl daemon blocks (PCCL_BLOCKS at most) */
 
 /* Exit status. */
 enum {
@@ -159,6 +160,8 @@ typedef struct perf_rank {
     double cms, cms_alone;      /* compute milliseconds: last scenario, alone */
     long long iters;            /* collectives of the last scenario */
     pcclStats_t st0, st1;       /* pccl counters around it */
+    pcclStats_t bst0[PERF_MAX_BLOCKS], bst1[PERF_MAX_BLOCKS]; /* --split: per daemon block */
+    int nblk;
     long cwrong;                /* compute samples wrong */
     char cmsg[256];
 } perf_rank;
@@ -256,6 +259,8 @@ const perf_lib *perf_lib_get(int lib);
 /* pccl outside perf_lib (--interfere's pccl-stuck): invoke case k out of
  * place without waiting; wait for it (watchdog armed). */
 void perf_pccl_submit(perf_rank *R, const perf_case *k);
+/* --split: each daemon block's counters into st[0 .. blocks-1]; returns blocks */
+int perf_pccl_block_counters(perf_rank *R, pcclStats_t *st, int max);
 void perf_pccl_wait(perf_rank *R, const perf_case *k);
 
 /* ---- --interfere (interfere.c) ---------------------------------------------------- */
@@ -305,6 +310,7 @@ typedef struct {
     double nccl_us, pccl_us;
     double sq, wait, exec, commit, cq, life; /* pcclStats_t's *Ns, per invocation and block */
     double preempt;                          /* per invocation and block */
+    double slowest; /* the slowest block's mean SQ-to-CQ time (us), over ranks and blocks */
 } perf_split;
 void perf_report_split_begin(perf_team *T, const perf_test *t);
 void perf_report_split(perf_team *T, const perf_case *k, const perf_split *s);

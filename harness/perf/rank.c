@@ -225,7 +225,7 @@ static void run_delays(perf_rank *R, const perf_case *k)
 static void run_split(perf_rank *R, const perf_case *k)
 {
     perf_team *T = R->T;
-    perf_split sp = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
+    perf_split sp = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
     for (int l = 0; l < PERF_NLIBS; l++) {
         if (!lib_on(T, l)) continue;
         const perf_lib *L = perf_lib_get(l);
@@ -235,12 +235,14 @@ static void run_split(perf_rank *R, const perf_case *k)
         memset(&R->st0, 0, sizeof R->st0);
         memset(&R->st1, 0, sizeof R->st1);
         if (L->counters) L->counters(R, &R->st0);
+        if (l == PERF_LIB_PCCL) R->nblk = perf_pccl_block_counters(R, R->bst0, PERF_MAX_BLOCKS);
         perf_barrier(R);
         double t0 = perf_now();
         L->run(R, k, 0, 0, k->iters);
         R->sec = (perf_now() - t0) / k->iters;
         L->quiesce(R);
         if (L->counters) L->counters(R, &R->st1);
+        if (l == PERF_LIB_PCCL) perf_pccl_block_counters(R, R->bst1, R->nblk);
         perf_barrier(R);
         if (R->rank == 0) {
             double us = team_seconds(T) * 1e6;
@@ -264,6 +266,14 @@ static void run_split(perf_rank *R, const perf_case *k)
                     sp.commit = d[3] / bc / 1e3, sp.cq = d[4] / bc / 1e3, sp.life = d[5] / bc / 1e3;
                     sp.preempt = d[6] / bc;
                 }
+                /* the slowest block: the iteration ends with the last block */
+                for (int r = 0; r < T->nranks; r++)
+                    for (int b = 0; b < T->rank[r].nblk; b++) {
+                        const pcclStats_t *a = &T->rank[r].bst0[b], *e = &T->rank[r].bst1[b];
+                        uint64_t n = e->blockCompletions - a->blockCompletions;
+                        double blk_us = n ? (double)(e->lifeNs - a->lifeNs) / (double)n / 1e3 : NAN;
+                        if (n && (isnan(sp.slowest) || blk_us > sp.slowest)) sp.slowest = blk_us;
+                    }
             }
         }
         perf_barrier(R);

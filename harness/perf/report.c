@@ -32,7 +32,7 @@ static const char *interfere_csv_header =
 
 static const char *split_csv_header =
     "mode,coll,nranks,size,count,type,redop,root,iters,nccl_time_us,pccl_time_us,sq_us,wait_us,exec_us,"
-    "commit_us,cq_us,daemon_us,host_us,preempt_per_iter_block\n";
+    "commit_us,cq_us,daemon_us,host_us,preempt_per_iter_block,slowest_block_us\n";
 
 static int both_libs(const perf_team *T) { return (T->o->libs & 3u) == 3u; }
 
@@ -247,8 +247,8 @@ static const char *csv_cell(char *b, size_t n, const char *fmt, double v, int is
 
 /* ---- latency split (--split) ------------------------------------------------------ */
 
-#define SPLIT_HDR "# %10s  %12s  %8s  %6s  %6s  %8s  %8s  %7s  %7s  %7s  %7s  %7s  %8s  %8s  %7s\n"
-#define SPLIT_ROW "%12zu  %12zu  %8s  %6s  %6d  %8s  %8s  %7s  %7s  %7s  %7s  %7s  %8s  %8s  %7s\n"
+#define SPLIT_HDR "# %10s  %12s  %8s  %6s  %6s  %8s  %8s  %7s  %7s  %7s  %7s  %7s  %8s  %8s  %7s  %8s\n"
+#define SPLIT_ROW "%12zu  %12zu  %8s  %6s  %6d  %8s  %8s  %7s  %7s  %7s  %7s  %7s  %8s  %8s  %7s  %8s\n"
 
 void perf_report_split_begin(perf_team *T, const perf_test *t)
 {
@@ -265,33 +265,36 @@ void perf_report_split_begin(perf_team *T, const perf_test *t)
            "# step before, included), commit = the posts (fence, flag stores) the block waited for, cq =\n"
            "# completing (blocks' count, CQ entry); daemon = from the SQ read to the CQ entry (sq, wait,\n"
            "# prims, commit, cq and the scheduler's own time); host = time - daemon: submitting, the poller\n"
-           "# seeing the CQ entry, the callback or wake-up, a relaunch\n");
+           "# seeing the CQ entry, the callback or wake-up, a relaunch, and the blocks finishing apart;\n"
+           "# slowest = daemon for the slowest block (its mean over its invocations; the largest over\n"
+           "# ranks and blocks): an iteration ends with its last block\n");
 header:
     printf(SPLIT_HDR, "size", "count", "type", "redop", "root", "nccl", "pccl", "sq", "wait", "prims", "commit",
-           "cq", "daemon", "host", "preempt");
+           "cq", "daemon", "host", "preempt", "slowest");
     printf(SPLIT_HDR, "(B)", "(elements)", "", "", "", "(us)", "(us)", "(us)", "(us)", "(us)", "(us)", "(us)", "(us)",
-           "(us)", "/it/blk");
+           "(us)", "/it/blk", "(us)");
     fflush(stdout);
 }
 
 void perf_report_split(perf_team *T, const perf_case *k, const perf_split *s)
 {
     char b[12][32];
-    double daemon = s->life + s->cq, host = s->pccl_us - daemon;
+    double daemon = s->life + s->cq, host = s->pccl_us - daemon, slowest = s->slowest + s->cq;
     printf(SPLIT_ROW, k->bytes, k->c.count, perf_type_name(k->t.dtype), perf_op_name(&k->t), k->t.root,
            cell(b[0], 32, "%.2f", s->nccl_us, 0), cell(b[1], 32, "%.2f", s->pccl_us, 0),
            cell(b[2], 32, "%.2f", s->sq, 0), cell(b[3], 32, "%.2f", s->wait, 0), cell(b[4], 32, "%.2f", s->exec, 0),
            cell(b[5], 32, "%.2f", s->commit, 0), cell(b[6], 32, "%.2f", s->cq, 0), cell(b[7], 32, "%.2f", daemon, 0),
-           cell(b[8], 32, "%.2f", host, 1), cell(b[9], 32, "%.2f", s->preempt, 0));
+           cell(b[8], 32, "%.2f", host, 1), cell(b[9], 32, "%.2f", s->preempt, 0), cell(b[10], 32, "%.2f", slowest, 0));
     fflush(stdout);
     if (!T->csv) return;
-    fprintf(T->csv, "split,%s,%d,%zu,%zu,%s,%s,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", perf_coll_name(k->t.coll),
+    fprintf(T->csv, "split,%s,%d,%zu,%zu,%s,%s,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", perf_coll_name(k->t.coll),
             T->nranks, k->bytes, k->c.count, perf_type_name(k->t.dtype), perf_op_name(&k->t), k->t.root, k->iters,
             csv_cell(b[0], 32, "%.6g", s->nccl_us, 0), csv_cell(b[1], 32, "%.6g", s->pccl_us, 0),
             csv_cell(b[2], 32, "%.6g", s->sq, 0), csv_cell(b[3], 32, "%.6g", s->wait, 0),
             csv_cell(b[4], 32, "%.6g", s->exec, 0), csv_cell(b[5], 32, "%.6g", s->commit, 0),
             csv_cell(b[6], 32, "%.6g", s->cq, 0), csv_cell(b[7], 32, "%.6g", daemon, 0),
-            csv_cell(b[8], 32, "%.6g", host, 1), csv_cell(b[9], 32, "%.6g", s->preempt, 0));
+            csv_cell(b[8], 32, "%.6g", host, 1), csv_cell(b[9], 32, "%.6g", s->preempt, 0),
+            csv_cell(b[10], 32, "%.6g", slowest, 0));
     fflush(T->csv);
 }
 

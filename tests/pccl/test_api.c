@@ -70,6 +70,7 @@ static void test_null_comm(void)
     PT_ERR(pcclInvalidArgument, pcclWaitAll(NULL));
     PT_ERR(pcclInvalidArgument, pcclDeviceSynchronize(NULL));
     PT_ERR(pcclInvalidArgument, pcclCommGetStats(NULL, &st));
+    PT_ERR(pcclInvalidArgument, pcclCommGetBlockStats(NULL, 0, &st));
     PT_ERR(pcclInvalidArgument, pcclMemAlloc(NULL, &p, 16));
     PT_ERR(pcclInvalidArgument, pcclMemFree(NULL, buf));
     PT_ERR(pcclInvalidArgument, pcclCommDestroy(NULL));
@@ -465,6 +466,25 @@ static void test_profile(void)
                          (unsigned long long)st.sqNs, (unsigned long long)st.waitNs,
                          (unsigned long long)st.execNs, (unsigned long long)st.commitNs,
                          (unsigned long long)st.cqNs, (unsigned long long)st.lifeNs);
+            /* the blocks' shares add up to the totals */
+            pcclStats_t sum = {0}, one;
+            for (int b = 0; b < st.blocks; b++) {
+                PT_OK(pcclCommGetBlockStats(c[r], b, &one));
+                PT_CHECK(one.blocks == 1 && one.completed == st.completed, "rank %d block %d: blocks %d", r, b,
+                         one.blocks);
+                sum.blockCompletions += one.blockCompletions;
+                sum.primitives += one.primitives;
+                sum.lifeNs += one.lifeNs;
+                sum.execNs += one.execNs;
+            }
+            PT_CHECK(sum.blockCompletions == st.blockCompletions && sum.primitives == st.primitives &&
+                         sum.lifeNs == st.lifeNs && sum.execNs == st.execNs,
+                     "rank %d: the blocks' stats do not add up to the totals", r);
+            PT_CHECK(pcclCommGetBlockStats(c[r], st.blocks, &one) == pcclInvalidArgument &&
+                         strstr(pcclGetLastError(c[r]), "block 2 not in [0, 2)"),
+                     "rank %d: block index out of range: %s", r, pcclGetLastError(c[r]));
+            PT_CHECK(pcclCommGetBlockStats(c[r], -1, &one) == pcclInvalidArgument, "rank %d: block -1", r);
+            PT_CHECK(pcclCommGetBlockStats(c[r], 0, NULL) == pcclInvalidArgument, "rank %d: NULL stats", r);
         }
         pt_destroy(c, 2);
     }
@@ -542,6 +562,7 @@ static void test_after_destroy(void)
     PT_ERR(pcclInvalidUsage, pcclWaitAll(d0));
     PT_ERR(pcclInvalidUsage, pcclCommCount(d0, &x));
     PT_ERR(pcclInvalidUsage, pcclCommGetStats(d0, &st));
+    PT_ERR(pcclInvalidUsage, pcclCommGetBlockStats(d0, 0, &st));
     PT_ERR(pcclInvalidUsage, pcclDeviceSynchronize(d0));
     PT_ERR(pcclInvalidUsage, pcclCommDestroy(d0));
     PT_ERR(pcclInvalidUsage, pcclCommAbort(d0));
