@@ -490,6 +490,31 @@ static void test_profile(void)
     }
 }
 
+/* Loops are dealt to blocks round robin: 512 int32 in 256-byte chunks on 2
+ * ranks are 4 loops, which 3 blocks would run 2, 1, 1.  The chunk is shrunk
+ * to 6 loops instead, 2 per block: every block runs as many primitives. */
+static void test_balanced_loops(void)
+{
+    pcclComm_t c[2];
+    pcclConfig_t cfg = pt_config(3, 256);
+    if (pt_init(c, 2, &cfg)) return;
+    pt_case k = {{pcclCollAllReduce, pcclInt32, pcclSum, 0, 512, 2}, 0, 0, 0};
+    pt_run_cases(c, 2, &k, 1, 21, 1, 0);
+    for (int r = 0; r < 2; r++) {
+        PT_OK(pcclDeviceSynchronize(c[r]));
+        uint64_t prims[3] = {0};
+        for (int b = 0; b < 3; b++) {
+            pcclStats_t one;
+            PT_OK(pcclCommGetBlockStats(c[r], b, &one));
+            prims[b] = one.primitives;
+        }
+        /* 2 loops x 3 steps (an all-reduce on 2 ranks) per block */
+        PT_CHECK(prims[0] == 6 && prims[1] == 6 && prims[2] == 6, "rank %d: primitives per block %llu %llu %llu", r,
+                 (unsigned long long)prims[0], (unsigned long long)prims[1], (unsigned long long)prims[2]);
+    }
+    pt_destroy(c, 2);
+}
+
 /* No communicator is alive while the environment changes. */
 static void test_bad_env(void)
 {
@@ -599,6 +624,7 @@ int pt_register_api(void)
         !CU_add_test(s, "bad config", test_bad_config) ||
         !CU_add_test(s, "bad environment", test_bad_env) ||
         !CU_add_test(s, "PCCL_PROFILE counters", test_profile) ||
+        !CU_add_test(s, "loops balanced over blocks", test_balanced_loops) ||
         !CU_add_test(s, "calls after destroy/abort", test_after_destroy))
         return -1;
     return 0;
