@@ -423,13 +423,16 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void json_num(FILE *f, const char *key, double v, int last)
+/* "key": v, or null where v is not measured: NaN, or (json_num) negative. */
+static void json_value(FILE *f, const char *key, double v, int last, int may_be_negative)
 {
     fprintf(f, "\"%s\": ", key);
-    if (isnan(v) || v < 0) fprintf(f, "null");
+    if (isnan(v) || (v < 0 && !may_be_negative)) fprintf(f, "null");
     else fprintf(f, "%.6g", v);
     fprintf(f, last ? "" : ", ");
 }
+static void json_num(FILE *f, const char *key, double v, int last) { json_value(f, key, v, last, 0); }
+static void json_signed(FILE *f, const char *key, double v, int last) { json_value(f, key, v, last, 1); }
 
 /* ,"interfere": [...] : the scenarios' rows, as in the CSV. */
 static void write_json_interfere(perf_team *T, FILE *f)
@@ -444,9 +447,7 @@ static void write_json_interfere(perf_team *T, FILE *f)
         json_num(f, "compute_ms", r->ms_mean, 0);
         json_num(f, "compute_ms_max", r->ms_max, 0);
         json_num(f, "compute_ms_alone", r->ms_alone, 0);
-        fprintf(f, "\"slowdown_pct\": ");
-        if (isnan(r->slowdown_pct)) fprintf(f, "null, ");
-        else fprintf(f, "%.6g, ", r->slowdown_pct);
+        json_signed(f, "slowdown_pct", r->slowdown_pct, 0);
         json_num(f, "rate", r->rate, 0);
         json_num(f, "colls", (double)r->colls, 0);
         json_num(f, "window_ms", r->window_ms, 0);
@@ -458,9 +459,7 @@ static void write_json_interfere(perf_team *T, FILE *f)
         json_num(f, "quits_per_gpu", r->quits, 0);
         json_num(f, "launches_per_gpu", r->launches, 0);
         json_num(f, "release_ms", r->release_ms, 0);
-        fprintf(f, "\"others_slowdown_pct\": ");
-        if (isnan(r->others_pct)) fprintf(f, "null");
-        else fprintf(f, "%.6g", r->others_pct);
+        json_signed(f, "others_slowdown_pct", r->others_pct, 1);
         fprintf(f, "}%s\n", i + 1 < T->nirows ? "," : "");
     }
     fprintf(f, "  ]");
