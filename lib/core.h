@@ -130,9 +130,13 @@ typedef struct {
     uint8_t nranks, rank, root, nsteps;
     int32_t priority;
     uint32_t used;        /* blocks with loops of it: 0 .. used-1 run it     */
-    uint32_t ilv, pad;    /* loops run together, step by step (interleave)  */
+    uint32_t ilv;         /* loops per group, run together step by step (interleave) */
+    uint8_t dyn;          /* groups past the first `used` are claimed at run time */
+    uint8_t claimer;      /* this rank claims them for every rank (see pccl_claim) */
+    uint8_t pad[6];
     uint64_t count;       /* AR/Reduce/Bcast: elements; AG: per-rank send; RS: per-rank recv */
     uint64_t chunk_elems; /* elements per connector slot                    */
+    uint64_t ngroups;     /* groups of ilv loops over the data              */
     uint64_t conn_off;    /* this collective's connectors, same offset in every arena */
     uint16_t steps[PCCL_MAX_STEPS + 1];
 } pccl_coll;
@@ -142,9 +146,12 @@ typedef struct {
  * collective's own, so they never mix with another collective's data). */
 typedef struct {
     uint64_t send_step, recv_step; /* slots sent / received so far, ever */
-    uint64_t loop;                 /* loop over the data                 */
+    uint64_t group;                /* the group of loops being run       */
+    uint64_t next;                 /* the block's next group: 0 not known yet, else
+                                      PCCL_GROUP_NONE or 1 + the group (pccl_claim) */
+    uint64_t inv;                  /* invocations fetched, ever          */
     uint32_t step;                 /* primitive within the program       */
-    uint32_t pad;
+    uint32_t loop;                 /* loop within the group              */
     const void *sendbuf;           /* this invocation's buffers          */
     void *recvbuf;
     uint64_t t_fetch;              /* PCCL_PROFILE: when its SQ entry was read */
@@ -156,7 +163,14 @@ typedef struct {
  * slots I sent into its ring). */
 #define PCCL_CONN_TAIL 0
 #define PCCL_CONN_HEAD PCCL_FLAG_PAD
-#define PCCL_CONN_RING (2 * PCCL_FLAG_PAD)
+/* then a word per slot, written by the previous rank with the slot: the
+ * block's next group as the sender knew it (pccl_claim), then the slots */
+#define PCCL_CONN_HDR (2 * PCCL_FLAG_PAD)
+#define PCCL_GROUP_NONE UINT64_MAX
+PCCL_FN size_t pccl_conn_ring(int slots)
+{
+    return PCCL_CONN_HDR + (((size_t)slots * 8 + PCCL_FLAG_PAD - 1) & ~(size_t)(PCCL_FLAG_PAD - 1));
+}
 
 /* ---- host <-> daemon queues (pinned host memory) ------------------------ */
 
@@ -198,6 +212,7 @@ typedef struct {
                            block waits for it (the next step was not ready) */
     uint64_t ns_cq;     /* completing: the blocks' count and the CQ entry   */
     uint64_t ns_life;   /* SQ read to completion, summed over invocations  */
+    uint64_t sm;        /* 1 + the SM the block runs on (its latest launch); 0: not known */
 } pccl_blk_stats;
 
 typedef struct {
@@ -220,6 +235,7 @@ typedef struct {
 typedef struct {
     int32_t blocks, threads, slots, depth, max_colls, order, chaos, sticky;
     int32_t profile, interleave;
+    int32_t dynamic, pad;
     int64_t spin_head, spin_base, spin_min, quit_ns;
     uint64_t chaos_seed;
 } pccl_knobs;
@@ -238,6 +254,7 @@ typedef struct {
     uint64_t *dsq;           /* [blocks][depth] block 0 -> the others' SQs */
     uint64_t *dsq_tail;      /* [blocks] entries block 0 wrote into each */
     pccl_args *dargs;        /* [max_colls] the buffers, for the others */
+    uint64_t *claims;        /* [max_colls] groups claimed, ever (claimer rank) */
     int32_t *saved_tq;       /* [blocks][depth]                     */
     char *arena;             /* my connectors                       */
     char *next_arena;        /* the next rank's, mapped (peer memory) */
@@ -270,7 +287,7 @@ PCCL_FN size_t pccl_carve_device(pccl_gpu *G, char *base)
            o_tick = PCCL_NEXT(o_done, mc * sizeof(uint64_t)), o_saved = PCCL_NEXT(o_tick, 2 * PCCL_FLAG_PAD),
            o_stq = PCCL_NEXT(o_saved, nb * sizeof(pccl_blk_saved)), o_dsq = PCCL_NEXT(o_stq, nb * d * sizeof(int32_t)),
            o_dtail = PCCL_NEXT(o_dsq, nb * d * sizeof(uint64_t)), o_dargs = PCCL_NEXT(o_dtail, nb * sizeof(uint64_t)),
-           total = PCCL_NEXT(o_dargs, mc * sizeof(pccl_args));
+           o_claims = PCCL_NEXT(o_dargs, mc * sizeof(pccl_args)), total = PCCL_NEXT(o_claims, mc * sizeof(uint64_t));
 #undef PCCL_NEXT
     if (base) {
         G->colls = (pccl_coll *)base;
@@ -283,6 +300,7 @@ PCCL_FN size_t pccl_carve_device(pccl_gpu *G, char *base)
         G->dsq = (uint64_t *)(base + o_dsq);
         G->dsq_tail = (uint64_t *)(base + o_dtail);
         G->dargs = (pccl_args *)(base + o_dargs);
+        G->claims = (uint64_t *)(base + o_claims);
     }
     return total;
 }
@@ -349,12 +367,14 @@ PCCL_FN uint16_t pccl_float_to_bf16(float f)
 /* ---- geometry: which elements a step of a loop touches ------------------- */
 
 /* The per-rank index space N (see count) is cut into loops of
- * pccl_loop_span elements, dealt to the blocks round robin as NCCL deals
- * chunks to channels: the block's loop l is global loop l * blocks + b.  All
- * blocks then work within blocks x span elements of each other, which keeps
- * the GPU's TLB and DRAM-page working set small; contiguous slices per block
- * put the blocks a gigabyte apart at large sizes.  Spans are multiples of 16
- * elements (chunk_elems is), so every loop starts aligned for wide loads. */
+ * pccl_loop_span elements, and the loops into groups of ilv consecutive ones
+ * (a block runs a group's loops step by step together).  Block b runs group
+ * b first, as NCCL deals chunks to channels, so all blocks start within
+ * blocks x ilv x span elements of each other: the GPU's TLB and DRAM-page
+ * working set stays small, where contiguous slices per block put them a
+ * gigabyte apart.  Later groups: b + used, b + 2 used ... (static), or
+ * claimed at run time (dyn, pccl_claim).  Spans are multiples of 16 elements
+ * (chunk_elems is), so every loop starts aligned for wide loads. */
 PCCL_FN uint64_t pccl_loop_span(const pccl_coll *c)
 {
     return c->type == 0 /* all-reduce */ ? c->chunk_elems * c->nranks : c->chunk_elems;
@@ -366,28 +386,37 @@ PCCL_FN uint64_t pccl_total_loops(const pccl_coll *c)
     return (c->count + span - 1) / span;
 }
 
-/* The blocks that take part: those with a loop.  Only they get the
+/* Groups of ilv loops; a count of 0 still runs one (empty) loop. */
+PCCL_FN uint64_t pccl_groups(const pccl_coll *c)
+{
+    uint64_t l = pccl_total_loops(c);
+    return l ? (l + c->ilv - 1) / c->ilv : 1;
+}
+
+/* The blocks that take part: those with a group.  Only they get the
  * collective's SQ entries and count towards its completion; the others never
  * see it (the same on every rank, so the rings stay in step). */
 PCCL_FN uint32_t pccl_used_blocks(const pccl_coll *c, int blocks)
 {
-    uint64_t total = pccl_total_loops(c);
-    return total == 0 ? 1 : total < (uint64_t)blocks ? (uint32_t)total : (uint32_t)blocks;
+    uint64_t g = c->ngroups;
+    return g < (uint64_t)blocks ? (uint32_t)g : (uint32_t)blocks;
 }
 
-/* The block's loops (b < used: at least one; a count of 0 still runs one). */
-PCCL_FN uint64_t pccl_nloops(const pccl_coll *c, int blocks, int b)
+/* Loops in a group (the last one may have fewer; an empty collective's one). */
+PCCL_FN uint32_t pccl_group_loops(const pccl_coll *c, uint64_t group)
 {
-    uint64_t total = pccl_total_loops(c);
-    return total > (uint64_t)b ? (total - b + blocks - 1) / blocks : 1;
+    uint64_t l = pccl_total_loops(c), first = group * c->ilv;
+    if (l <= first) return 1;
+    return l - first < c->ilv ? (uint32_t)(l - first) : c->ilv;
 }
 
-/* Input and output element offsets and the element count of (loop, chunk). */
-PCCL_FN void pccl_chunk(const pccl_coll *c, int blocks, int b, uint64_t loop, int chunk,
-                        uint64_t *in_off, uint64_t *out_off, uint64_t *cnt)
+/* Input and output element offsets and the element count of (global loop,
+ * chunk). */
+PCCL_FN void pccl_chunk(const pccl_coll *c, uint64_t loop, int chunk, uint64_t *in_off, uint64_t *out_off,
+                        uint64_t *cnt)
 {
-    uint64_t n = c->count, span = pccl_loop_span(c), g = loop * (uint64_t)blocks + b;
-    uint64_t o = g * span < n ? g * span : n, hi = o + span < n ? o + span : n, end;
+    uint64_t n = c->count, span = pccl_loop_span(c);
+    uint64_t o = loop * span < n ? loop * span : n, hi = o + span < n ? o + span : n, end;
     if (c->type == 0) { /* all-reduce: the loop's span is cut into nranks chunks */
         uint64_t cs = (hi - o + c->nranks - 1) / c->nranks;
         cs = (cs + 15) & ~(uint64_t)15;
@@ -411,7 +440,7 @@ PCCL_FN size_t pccl_slot_bytes(const pccl_coll *c)
 }
 PCCL_FN size_t pccl_conn_stride(const pccl_coll *c, int slots)
 {
-    size_t s = PCCL_CONN_RING + (size_t)slots * pccl_slot_bytes(c);
+    size_t s = pccl_conn_ring(slots) + (size_t)slots * pccl_slot_bytes(c);
     return (s + 255) & ~(size_t)255;
 }
 

@@ -105,11 +105,12 @@ typedef struct {
     long arenaBytes;      /* PCCL_ARENA_BYTES      connector memory per GPU         */
     int profile;          /* PCCL_PROFILE          1: time the daemon's phases (pcclStats_t) */
     int interleave;       /* PCCL_INTERLEAVE       loops a block runs step by step together (< slots) */
+    int dynamic;          /* PCCL_DYNAMIC          1: blocks claim groups of loops at run time; 0: dealt */
 } pcclConfig_t;
 
 #define PCCL_CONFIG_INITIALIZER {                                                   \
     sizeof(pcclConfig_t), PCCL_BACKEND_DEFAULT, -1, -1, -1L, -1, -1L, -1L, -1L, -1, \
-    -1L, -1L, PCCL_ORDER_DEFAULT, -1, -1L, -1, -1, -1L, -1, -1 }
+    -1L, -1L, PCCL_ORDER_DEFAULT, -1, -1L, -1, -1, -1L, -1, -1, -1 }
 
 typedef struct {
     uint64_t completed;    /* invocations completed                          */
@@ -127,6 +128,8 @@ typedef struct {
     uint64_t commitNs;     /* publishing steps to peers (fence, flag stores) the block waited for */
     uint64_t cqNs;         /* completing: the blocks' count, the CQ entry     */
     uint64_t lifeNs;       /* from the SQ read to completion, per invocation  */
+    int smId;              /* pcclCommGetBlockStats: the SM the block ran on at its latest
+                              launch; -1 where not known (host backend, pcclCommGetStats) */
 } pcclStats_t;
 
 const char *pcclGetErrorString(pcclResult_t result);

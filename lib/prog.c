@@ -47,6 +47,7 @@ static int reduce_scatter(pccl_coll *c, int n, int r)
 static int reduce(pccl_coll *c, int n, int r)
 {
     int pos = mod(r - c->root - 1, n);
+    c->claimer = pos == 0; /* the head: it receives from nobody */
     uint16_t f = PCCL_IN;
     if (pos > 0) f |= PCCL_RECV;
     f |= pos < n - 1 ? PCCL_SEND : PCCL_OUT | PCCL_POSTDIV;
@@ -57,6 +58,7 @@ static int reduce(pccl_coll *c, int n, int r)
 static int broadcast(pccl_coll *c, int n, int r)
 {
     int pos = mod(r - c->root, n);
+    c->claimer = pos == 0;
     uint16_t f = PCCL_OUT | (pos == 0 ? PCCL_IN : PCCL_RECV);
     if (pos < n - 1) f |= PCCL_SEND;
     c->steps[0] = PCCL_STEP(f, 0);
@@ -66,6 +68,7 @@ static int broadcast(pccl_coll *c, int n, int r)
 int pccl_build_program(pccl_coll *c)
 {
     int n = c->nranks, r = c->rank, k = 0;
+    c->claimer = r == 0; /* rings: rank r hears of rank 0's claims at step r (scheduler.h, pccl_claim) */
     switch (c->type) {
     case 0: k = all_reduce(c, n, r); break;
     case 1: k = all_gather(c, n, r); break;

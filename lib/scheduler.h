@@ -9,6 +9,7 @@
  *   PCCL_NOW_NS()       a monotonic clock in nanoseconds
  *   PCCL_POLL_PAUSE(i)  what to do between two polls of a flag
  *   PCCL_IDLE_PAUSE(i)  what to do after the i-th pass in a row with no work
+ *   PCCL_SM_ID()        the multiprocessor the block runs on, or -1
  * The leader runs the scheduler (fetch, order, stickiness, preemption, context,
  * CQ); the movers only move data, reading the leader's decisions from the
  * shared state after a barrier.  On the GPU they are different warps, so the
@@ -46,8 +47,9 @@ typedef struct {
     int32_t cmd, dec[2];
     int32_t pos, cur, tq_len, progressed, got, npass, idle, more;
     int64_t th, th_init;
-    uint64_t sq_head, t_progress, rng, nloops, act_dirty, t_exec, seen_progress;
+    uint64_t sq_head, t_progress, rng, act_dirty, t_exec, seen_progress;
     uint64_t pend_tail, pend_head; /* a step's counters not yet posted (0: none) */
+    uint64_t pend_hdr;             /* and the header of the slot it sent */
     pccl_ctx act;     /* the active context slot */
     pccl_job job[2];  /* the step being moved, and the next one */
     pccl_blk_stats st;
@@ -109,8 +111,11 @@ PCCL_FN int pccl_fetch(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
         pccl_args a = b == 0 ? G->args[id] : G->dargs[id]; /* one 16-byte read */
         if (b == 0) pccl_hand_on(G, id, a);
         pccl_ctx *x = &G->ctx[(size_t)id * G->k.blocks + b];
+        x->group = (uint64_t)b;
         x->loop = 0;
         x->step = 0;
+        x->next = 0;
+        x->inv++;
         x->sendbuf = a.sendbuf;
         x->recvbuf = a.recvbuf;
         x->t_fetch = now;
@@ -126,6 +131,7 @@ PCCL_FN int pccl_fetch(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
 PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
 {
     S->st = G->saved[b].st;
+    S->st.sm = (uint64_t)(PCCL_SM_ID() + 1);
     S->sq_head = G->saved[b].sq_head;
     S->tq_len = (int32_t)G->saved[b].tq_len;
     for (int i = 0; i < S->tq_len; i++) S->tq[i] = G->saved_tq[(size_t)b * G->k.depth + i];
@@ -170,7 +176,6 @@ PCCL_FN int pccl_pick(pccl_blk *S, const pccl_gpu *G, int b)
     S->cur = S->tq[S->pos];
     S->act = G->ctx[(size_t)S->cur * G->k.blocks + b];
     S->act_dirty = 0;
-    S->nloops = pccl_nloops(&G->colls[S->cur], G->k.blocks, b);
     S->th = S->th_init = G->k.chaos ? 1 + (int64_t)(pccl_rand(&S->rng) % 4) : pccl_threshold(&G->k, S->pos);
     return 1;
 }
@@ -202,13 +207,13 @@ PCCL_FN void pccl_fill(const pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
     int f = PCCL_STEP_FLAGS(s), slots = G->k.slots;
     char *mine = pccl_conn(G->arena, c, G, b);
     uint64_t in_off, out_off, cnt;
-    pccl_chunk(c, G->k.blocks, b, S->act.loop, PCCL_STEP_CHUNK(s), &in_off, &out_off, &cnt);
-    size_t slot = pccl_slot_bytes(c);
-    j->a = (f & PCCL_RECV) ? mine + PCCL_CONN_RING + (S->act.recv_step % slots) * slot : NULL;
+    pccl_chunk(c, S->act.group * c->ilv + S->act.loop, PCCL_STEP_CHUNK(s), &in_off, &out_off, &cnt);
+    size_t slot = pccl_slot_bytes(c), ring = pccl_conn_ring(slots);
+    j->a = (f & PCCL_RECV) ? mine + ring + (S->act.recv_step % slots) * slot : NULL;
     j->b = (f & PCCL_IN) ? (const char *)S->act.sendbuf + in_off * c->esize : NULL;
     j->d0 = (f & PCCL_OUT) ? (char *)S->act.recvbuf + out_off * c->esize : NULL;
     j->d1 = (f & PCCL_SEND)
-                ? pccl_conn(G->next_arena, c, G, b) + PCCL_CONN_RING + (S->act.send_step % slots) * slot
+                ? pccl_conn(G->next_arena, c, G, b) + ring + (S->act.send_step % slots) * slot
                 : NULL;
     j->n = cnt;
     j->dtype = c->dtype;
@@ -228,6 +233,27 @@ PCCL_FN int pccl_wait(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
     return 1;
 }
 
+/* Dynamic groups (c->dyn): a block that finishes a group claims the next
+ * unclaimed one, so blocks on fast multiprocessors take more groups than
+ * blocks on slow ones and all finish together (at 1 GiB on 4 H200s the
+ * blocks' times ranged from 3229 to 4644 us with the static deal, the same
+ * multiprocessors slow in every run: results/README.md).  Block b's ring runs
+ * on block b of every rank, so every rank must run the same groups: one rank
+ * (the claimer: rank 0 of a ring, the head of a chain) claims from its own
+ * counter, and the claim travels around the ring with the data, in the
+ * header word of each slot.  It claims when it starts a group, and every
+ * other rank receives a slot of that group from a rank that knew it before
+ * the group ends (rank r at step r; a chain's ranks in their only step). */
+PCCL_FN uint64_t pccl_claim(const pccl_blk *S, const pccl_gpu *G)
+{
+    const pccl_coll *c = &G->colls[S->cur];
+    /* Each invocation takes exactly ngroups claims: every block claims once
+     * per group it runs (ngroups - used succeed) and once more in vain. */
+    uint64_t k = pccl_add_gpu(&G->claims[S->cur], 1) - (S->act.inv - 1) * c->ngroups;
+    uint64_t g = c->used + k;
+    return g < c->ngroups ? g + 1 : PCCL_GROUP_NONE;
+}
+
 /* The block moved (or, on the GPU, is still moving) the active step's
  * data: count the step, advance the context, raise stickiness.  Its counter
  * stores wait in pend_* for pccl_post, which may run only once the data is
@@ -236,7 +262,16 @@ PCCL_FN int pccl_advance(pccl_blk *S, const pccl_gpu *G, int b)
 {
     const pccl_coll *c = &G->colls[S->cur];
     int f = PCCL_STEP_FLAGS(c->steps[S->act.step]);
-    if (f & PCCL_SEND) S->pend_tail = ++S->act.send_step;
+    if (c->dyn && !S->act.next) {
+        if (c->claimer) S->act.next = pccl_claim(S, G);
+        else if (f & PCCL_RECV) /* what the sender knew, read before the head frees the slot */
+            S->act.next = pccl_ld_acq((const uint64_t *)(pccl_conn(G->arena, c, G, b) + PCCL_CONN_HDR +
+                                                         (S->act.recv_step % G->k.slots) * 8));
+    }
+    if (f & PCCL_SEND) {
+        S->pend_tail = ++S->act.send_step;
+        S->pend_hdr = S->act.next;
+    }
     if (f & PCCL_RECV) S->pend_head = ++S->act.recv_step;
     S->st.primitives++;
     S->progressed = 1;
@@ -245,17 +280,18 @@ PCCL_FN int pccl_advance(pccl_blk *S, const pccl_gpu *G, int b)
     int64_t up = S->th_init * G->k.sticky, cap = G->k.spin_head * G->k.sticky;
     if (up > cap) up = cap;
     if (S->th < up) S->th = up;
-    /* Loops run in groups of ilv, a step of each in turn: the next step of
-     * loop l is due only after the same step of the group's other loops, by
-     * when the previous rank has usually posted its input, and the block can
-     * move it while its leader posts the step before. */
-    uint64_t base = S->act.loop / c->ilv * c->ilv, end = base + c->ilv < S->nloops ? base + c->ilv : S->nloops;
-    if (++S->act.loop < end) return 1;
-    S->act.loop = base;
+    /* A group's loops run a step of each in turn: the next step of loop l is
+     * due only after the same step of the group's other loops, by when the
+     * previous rank has usually posted its input, and the block can move it
+     * while its leader posts the step before. */
+    if (++S->act.loop < pccl_group_loops(c, S->act.group)) return 1;
+    S->act.loop = 0;
     if (++S->act.step < c->nsteps) return 1;
     S->act.step = 0;
-    S->act.loop = end;
-    return end < S->nloops;
+    if (!c->dyn) S->act.group += c->used;
+    else S->act.group = S->act.next == PCCL_GROUP_NONE ? c->ngroups : S->act.next - 1;
+    S->act.next = 0;
+    return S->act.group < c->ngroups;
 }
 
 /* Publishes the pending step: the slot's data before the tail that
@@ -265,8 +301,11 @@ PCCL_FN void pccl_post(pccl_blk *S, const pccl_gpu *G, int b)
 {
     if (!S->pend_tail && !S->pend_head) return;
     const pccl_coll *c = &G->colls[S->cur];
+    char *next = pccl_conn(G->next_arena, c, G, b);
+    if (S->pend_tail && c->dyn)
+        pccl_st_post((uint64_t *)(next + PCCL_CONN_HDR + ((S->pend_tail - 1) % G->k.slots) * 8), S->pend_hdr);
     pccl_fence_rel();
-    if (S->pend_tail) pccl_st_post((uint64_t *)(pccl_conn(G->next_arena, c, G, b) + PCCL_CONN_TAIL), S->pend_tail);
+    if (S->pend_tail) pccl_st_post((uint64_t *)(next + PCCL_CONN_TAIL), S->pend_tail);
     if (S->pend_head) pccl_st_post((uint64_t *)(pccl_conn(G->prev_arena, c, G, b) + PCCL_CONN_HEAD), S->pend_head);
     S->pend_tail = S->pend_head = 0;
 }

@@ -123,6 +123,15 @@ if expect "--split: table" 0 "latency split: all_reduce float sum, out of place,
     if (!($12 > 0 && $14 > 0 && $16 > 0 && $17 >= $13 + $14 + $15 && $17 <= $11 && $20 >= $17 - 0.01)) bad++ }
     END { exit !(n == 3 && !bad) }' "$tmp/s.csv"
 fi
+# --blocks-csv: a line per size, rank and block (3 x 2 x 2); the host backend knows no SM (-1);
+# every block took part in every timed iteration
+if expect "--split --blocks-csv" 0 "latency split" -- env PCCL_BLOCKS=2 \
+  "$perf" -g 2 -b 64K -e 1M -f 4 --coll all_reduce --split -n 10 -w 2 --blocks-csv "$tmp/b.csv"; then
+  check "--blocks-csv: header, 12 rows, sm -1, 10 invocations, life > 0" awk -F, 'NR == 1 { ok = $1 == "coll" && $5 == "sm" && $10 == "commit_us" }
+    NR > 1 { n++; if ($5 != -1 || $6 != 10 || !($7 > 0)) bad++ } END { exit !(ok && n == 12 && !bad) }' "$tmp/b.csv"
+fi
+expect "--blocks-csv without --split" 2 "--blocks-csv: needs --split" -- "$perf" --blocks-csv "$tmp/x.csv"
+expect "--blocks-csv: unwritable" 2 "--blocks-csv /nonexistent/b.csv: cannot write" -- "$perf" --split --blocks-csv /nonexistent/b.csv
 
 # ---- --interfere's scenarios on a CPU stand-in of the compute kernel (test knob) --------------
 # CSV: 5 scenario, 6 lib, 7 gpus, 21 colls, 26 wrong, 29 launches_per_gpu

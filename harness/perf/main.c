@@ -78,7 +78,8 @@ int main(int argc, char **argv)
         return PERF_EXIT_ARGS;
     }
     if (perf_report_open_csv(&T)) {
-        fprintf(stderr, "pccl-perf: --csv %s: cannot write the file\n", o.csv);
+        if (o.blocks_csv && !T.bcsv) fprintf(stderr, "pccl-perf: --blocks-csv %s: cannot write the file\n", o.blocks_csv);
+        else fprintf(stderr, "pccl-perf: --csv %s: cannot write the file\n", o.csv);
         return PERF_EXIT_ARGS;
     }
     if (o.json) {

@@ -163,7 +163,7 @@ static int parse_lib(const char *s)
 }
 
 enum { O_COLL = 256, O_LIB, O_PMODE, O_ITERB, O_MINIT, O_CHECKMAX, O_SEED, O_CSV, O_JSON, O_DELAY, O_DRANK,
-       O_IFR, O_IFRN, O_IFRK, O_SPLIT };
+       O_IFR, O_IFRN, O_IFRK, O_SPLIT, O_BCSV };
 
 /* --interfere's cross-checks: one collective at one size; the kernel's size. */
 static void check_interfere(perf_opts *o, int coll_given, int b_given, int e_given, const char *ifr_arg)
@@ -216,6 +216,7 @@ void perf_parse_args(perf_opts *o, int argc, char **argv, int visible, int defau
         {"delay-rank", required_argument, 0, O_DRANK}, {"help", no_argument, 0, 'h'},
         {"interfere", required_argument, 0, O_IFR}, {"interfere-n", required_argument, 0, O_IFRN},
         {"interfere-k", required_argument, 0, O_IFRK}, {"split", no_argument, 0, O_SPLIT},
+        {"blocks-csv", required_argument, 0, O_BCSV},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->nthreads = o->ngpus = 1;
@@ -327,6 +328,7 @@ void perf_parse_args(perf_opts *o, int argc, char **argv, int visible, int defau
         case O_IFRN: o->interfere_n = (long)parse_int(flag, v, 1, 32768); break;
         case O_IFRK: o->interfere_k = (long)parse_int(flag, v, 1, 10000000); break;
         case O_SPLIT: o->split = 1; break;
+        case O_BCSV: o->blocks_csv = v; break;
         case 'h': perf_usage(stdout); exit(PERF_EXIT_OK);
         case ':': {
             const char *a = argv[optind - 1];
@@ -363,6 +365,7 @@ void perf_parse_args(perf_opts *o, int argc, char **argv, int visible, int defau
     check_interfere(o, coll_given, b_given, e_given, ifr_arg);
     if (o->split && o->ndelays) bad("--split", NULL, "not with --delay-us");
     if (o->split && o->interfere) bad("--split", NULL, "not with --interfere");
+    if (o->blocks_csv && !o->split) bad("--blocks-csv", NULL, "needs --split");
     if (o->split && !((o->libs >> PERF_LIB_PCCL) & 1u)) bad("--split", NULL, "measures pccl: --lib must include pccl");
     if (!o->minbytes) bad("-b/--minbytes", "0", "must be at least 1 byte");
     if (o->minbytes > o->maxbytes) bad("-b/--minbytes", NULL, "larger than -e/--maxbytes");

@@ -75,6 +75,7 @@ typedef struct {
     int interfere;               /* --interfere: PERF_KERNEL_* of compute.h, 0 off */
     long interfere_n, interfere_k; /* matrix size or MiB per buffer; launches (0: about INTERFERE_TARGET_S) */
     int split;                   /* --split: pccl's latency split (PCCL_PROFILE) */
+    const char *blocks_csv;      /* --blocks-csv: with --split, a line per size, rank and daemon block */
 } perf_opts;
 
 /* Parses argv into *o (visible: ranks possible; default_ranks: without -t
@@ -220,6 +221,7 @@ struct perf_team {
     long long wrong_total;
     int unchecked;             /* rows not checked (above --check-max) */
     FILE *csv;
+    FILE *bcsv;                /* --blocks-csv */
 };
 
 /* Runs everything on nranks threads; returns the exit status. */
@@ -314,6 +316,9 @@ typedef struct {
 } perf_split;
 void perf_report_split_begin(perf_team *T, const perf_test *t);
 void perf_report_split(perf_team *T, const perf_case *k, const perf_split *s);
+/* --blocks-csv: every rank's daemon blocks over the timed iterations (the
+ * ranks' bst0 -> bst1) */
+void perf_report_split_blocks(perf_team *T, const perf_case *k);
 void perf_report_add(perf_team *T, const perf_row *r);
 void perf_report_interfere_begin(perf_team *T, const perf_case *k);
 void perf_report_interfere(perf_team *T, const perf_case *k, const perf_irow *r);

@@ -278,7 +278,10 @@ static void run_split(perf_rank *R, const perf_case *k)
         }
         perf_barrier(R);
     }
-    if (R->rank == 0) perf_report_split(T, k, &sp);
+    if (R->rank == 0) {
+        perf_report_split(T, k, &sp);
+        perf_report_split_blocks(T, k);
+    }
 }
 
 static void *rank_main(void *arg)

@@ -536,9 +536,34 @@ static int write_json(perf_team *T, const char *path)
     return fclose(f) ? -1 : 0;
 }
 
+static const char *blocks_csv_header = "coll,bytes,rank,block,sm,invocations,life_us,wait_us,exec_us,commit_us\n";
+
+void perf_report_split_blocks(perf_team *T, const perf_case *k)
+{
+    if (!T->bcsv) return;
+    for (int r = 0; r < T->nranks; r++)
+        for (int b = 0; b < T->rank[r].nblk; b++) {
+            const pcclStats_t *a = &T->rank[r].bst0[b], *e = &T->rank[r].bst1[b];
+            uint64_t n = e->blockCompletions - a->blockCompletions;
+            double d = n ? (double)n * 1e3 : NAN; /* ns summed over n invocations -> us each */
+            char c[4][32];
+            fprintf(T->bcsv, "%s,%zu,%d,%d,%d,%llu,%s,%s,%s,%s\n", perf_coll_name(k->t.coll), k->bytes, r, b, e->smId,
+                    (unsigned long long)n, csv_cell(c[0], 32, "%.6g", (double)(e->lifeNs - a->lifeNs) / d, 0),
+                    csv_cell(c[1], 32, "%.6g", (double)(e->waitNs - a->waitNs) / d, 0),
+                    csv_cell(c[2], 32, "%.6g", (double)(e->execNs - a->execNs) / d, 0),
+                    csv_cell(c[3], 32, "%.6g", (double)(e->commitNs - a->commitNs) / d, 0));
+        }
+    fflush(T->bcsv);
+}
+
 int perf_report_files(perf_team *T)
 {
     int bad = 0;
+    if (T->bcsv && fclose(T->bcsv)) {
+        fprintf(stderr, "pccl-perf: writing %s failed\n", T->o->blocks_csv);
+        bad = 1;
+    }
+    T->bcsv = NULL;
     if (T->csv && fclose(T->csv)) {
         fprintf(stderr, "pccl-perf: writing %s failed\n", T->o->csv);
         bad = 1;
@@ -555,6 +580,11 @@ int perf_report_files(perf_team *T)
  * run, so a path that cannot be written is a bad flag, not a lost run. */
 int perf_report_open_csv(perf_team *T)
 {
+    if (T->o->blocks_csv) {
+        T->bcsv = fopen(T->o->blocks_csv, "w");
+        if (!T->bcsv) return -1;
+        fputs(blocks_csv_header, T->bcsv);
+    }
     if (!T->o->csv) return 0;
     T->csv = fopen(T->o->csv, "w");
     if (!T->csv) return -1;

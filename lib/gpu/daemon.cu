@@ -17,6 +17,17 @@ __host__ __device__ __forceinline__ unsigned long long pccl_globaltimer(void)
 #endif
 }
 
+__host__ __device__ __forceinline__ unsigned pccl_smid(void)
+{
+#ifdef __CUDA_ARCH__
+    unsigned s;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
+    return s;
+#else
+    return 0;
+#endif
+}
+
 /* The first warp schedules (its thread 0 leads), the others move data:
  * the leader's fence and posts of one step overlap the next step's data. */
 #define PCCL_LEADER (threadIdx.x == 0)
@@ -29,6 +40,7 @@ __host__ __device__ __forceinline__ unsigned long long pccl_globaltimer(void)
  * the others read theirs in device memory (core.h, "SQ"). */
 #define PCCL_IDLE_PAUSE(i) __nanosleep((i) < 3 ? 128u << (i) : 1024u)
 #define PCCL_EXEC(job) pccl_gpu_exec(job)
+#define PCCL_SM_ID() ((int)pccl_smid())
 #include "prims.cuh"
 
 /* 512 threads at most (PCCL_THREADS): with 1024 the compiler has 64

@@ -3,8 +3,10 @@
  * the emulated device synchronization waits for the threads of every launch
  * made before it, as cudaDeviceSynchronize waits for the daemon kernel. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "host.h"
 
@@ -23,10 +25,24 @@ typedef struct {
     int b;
 } block_arg;
 
+/* PCCL_TEST_SLOW_BLOCK=B:US (host.h): US for block b, else 0. */
+static int slow_us(int b)
+{
+    const char *e = getenv("PCCL_TEST_SLOW_BLOCK");
+    int blk, us;
+    return e && sscanf(e, "%d:%d", &blk, &us) == 2 && blk == b && us > 0 ? us : 0;
+}
+
+void pccl_host_slow(int us)
+{
+    if (us > 0) usleep((useconds_t)us);
+}
+
 static void *block_main(void *p)
 {
     block_arg a = *(block_arg *)p;
     free(p);
+    int slow_us_ = slow_us(a.b);
     pcclComm_t c = a.c;
     host_bk *h = c->bk;
     int32_t *tq = malloc(sizeof(int32_t) * (size_t)c->G.k.depth);

@@ -14,9 +14,15 @@ uint64_t pccl_now_ns(void);
 /* Emulated GPUs outnumber cores: let the peer we wait for run. */
 #define PCCL_POLL_PAUSE(i) sched_yield()
 #define PCCL_IDLE_PAUSE(i) sched_yield()
-#define PCCL_EXEC(job) pccl_host_exec(job)
+/* After each primitive, pccl_host_slow(slow_us_): the includer (backend.c's
+ * block thread) declares slow_us_, from the test knob PCCL_TEST_SLOW_BLOCK=
+ * B:US (block B of every rank sleeps US microseconds after each primitive:
+ * a ring on slow multiprocessors, for the tests of dynamic groups). */
+#define PCCL_EXEC(job) (pccl_host_exec(job), pccl_host_slow(slow_us_))
+#define PCCL_SM_ID() (-1)
 #include "../scheduler.h"
 
 void pccl_host_exec(const pccl_job *j);
+void pccl_host_slow(int us);
 
 #endif

@@ -455,6 +455,7 @@ static void test_profile(void)
             pcclStats_t st;
             PT_OK(pcclDeviceSynchronize(c[r])); /* the daemon quit: totals published */
             PT_OK(pcclCommGetStats(c[r], &st));
+            PT_CHECK(st.smId == -1, "rank %d: pcclCommGetStats's smId %d", r, st.smId);
             PT_CHECK(st.completed == 5 && st.blockCompletions == 10, "rank %d: %llu completed, %llu on blocks", r,
                      (unsigned long long)st.completed, (unsigned long long)st.blockCompletions);
             uint64_t inside = st.waitNs + st.execNs + st.commitNs;
@@ -470,8 +471,9 @@ static void test_profile(void)
             pcclStats_t sum = {0}, one;
             for (int b = 0; b < st.blocks; b++) {
                 PT_OK(pcclCommGetBlockStats(c[r], b, &one));
-                PT_CHECK(one.blocks == 1 && one.completed == st.completed, "rank %d block %d: blocks %d", r, b,
-                         one.blocks);
+                PT_CHECK(one.blocks == 1 && one.completed == st.completed && one.smId == -1,
+                         "rank %d block %d: blocks %d, smId %d (the host backend has no SMs)", r, b, one.blocks,
+                         one.smId);
                 sum.blockCompletions += one.blockCompletions;
                 sum.primitives += one.primitives;
                 sum.lifeNs += one.lifeNs;
@@ -513,6 +515,41 @@ static void test_balanced_loops(void)
                  (unsigned long long)prims[0], (unsigned long long)prims[1], (unsigned long long)prims[2]);
     }
     pt_destroy(c, 2);
+}
+
+/* Dynamic groups: block 1 of both ranks is slow (PCCL_TEST_SLOW_BLOCK, a
+ * ring on slow multiprocessors).  Dealt statically, both blocks run half of
+ * the 64 groups; claimed at run time, block 0 takes most of them.  Either
+ * way every output is exact (pt_run_cases checks). */
+static void test_dynamic_groups(void)
+{
+    setenv("PCCL_TEST_SLOW_BLOCK", "1:300", 1);
+    for (int dyn = 0; dyn <= 1; dyn++) {
+        pcclComm_t c[2];
+        pcclConfig_t cfg = pt_config(2, 1024);
+        cfg.dynamic = dyn;
+        if (pt_init(c, 2, &cfg)) continue;
+        /* 65536 int32 in 1 KiB chunks on 2 ranks: 128 loops, 64 groups of 2 */
+        pt_case k = {{pcclCollAllReduce, pcclInt32, pcclSum, 0, 65536, 2}, 0, 0, 0};
+        pt_run_cases(c, 2, &k, 1, 31, 1, 0);
+        for (int r = 0; r < 2; r++) {
+            PT_OK(pcclDeviceSynchronize(c[r]));
+            pcclStats_t b0, b1;
+            PT_OK(pcclCommGetBlockStats(c[r], 0, &b0));
+            PT_OK(pcclCommGetBlockStats(c[r], 1, &b1));
+            /* 128 loops x 3 steps (an all-reduce on 2 ranks) */
+            PT_CHECK(b0.primitives + b1.primitives == 384, "dynamic %d rank %d: %llu + %llu primitives", dyn, r,
+                     (unsigned long long)b0.primitives, (unsigned long long)b1.primitives);
+            if (dyn)
+                PT_CHECK(b1.primitives * 4 < b0.primitives, "rank %d: the slow block ran %llu primitives, the other %llu",
+                         r, (unsigned long long)b1.primitives, (unsigned long long)b0.primitives);
+            else
+                PT_CHECK(b0.primitives == 192 && b1.primitives == 192, "static, rank %d: %llu and %llu primitives", r,
+                         (unsigned long long)b0.primitives, (unsigned long long)b1.primitives);
+        }
+        pt_destroy(c, 2);
+    }
+    unsetenv("PCCL_TEST_SLOW_BLOCK");
 }
 
 /* No communicator is alive while the environment changes. */
@@ -625,6 +662,7 @@ int pt_register_api(void)
         !CU_add_test(s, "bad environment", test_bad_env) ||
         !CU_add_test(s, "PCCL_PROFILE counters", test_profile) ||
         !CU_add_test(s, "loops balanced over blocks", test_balanced_loops) ||
+        !CU_add_test(s, "dynamic groups: a slow ring runs fewer", test_dynamic_groups) ||
         !CU_add_test(s, "calls after destroy/abort", test_after_destroy))
         return -1;
     return 0;

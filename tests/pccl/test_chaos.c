@@ -8,17 +8,20 @@
 
 /* Every collective x op x type at a few counts, all in flight together. */
 /* ilv: loops a block runs step by step together (PCCL_INTERLEAVE; -1: the
- * default); 1003 elements in 256-byte chunks give every block many loops. */
-static void chaos_matrix(int n, int blocks, long chunk, int ilv, const size_t *counts, int ncounts, int reverse_odd)
+ * default); dyn: PCCL_DYNAMIC (groups claimed at run time, or dealt);
+ * 1003 elements in 256-byte chunks give every block many loops. */
+static void chaos_matrix(int n, int blocks, long chunk, int ilv, int dyn, const size_t *counts, int ncounts,
+                         int reverse_odd)
 {
     static const pcclDataType_t types[pcclNumTypes] = {pcclInt8,  pcclUint8,   pcclInt32,   pcclUint32,
                                                        pcclInt64, pcclUint64,  pcclFloat16, pcclFloat32,
                                                        pcclFloat64, pcclBfloat16};
     char name[80];
-    snprintf(name, sizeof name, "chaos matrix n=%d blocks=%d interleave=%d", n, blocks, ilv);
+    snprintf(name, sizeof name, "chaos matrix n=%d blocks=%d interleave=%d dynamic=%d", n, blocks, ilv, dyn);
     pt_begin(name, 120);
     pcclConfig_t cfg = pt_config(blocks, chunk);
     cfg.interleave = ilv;
+    cfg.dynamic = dyn;
     cfg.chaos = 1;
     cfg.chaosSeed = 12345;
     cfg.maxColls = 4096;
@@ -53,7 +56,14 @@ static void chaos_matrix(int n, int blocks, long chunk, int ilv, const size_t *c
 static void test_matrix_3(void)
 {
     static const size_t c[] = {7, 1003};
-    chaos_matrix(3, 2, 256, -1, c, 2, 0);
+    chaos_matrix(3, 2, 256, -1, 1, c, 2, 0);
+}
+
+/* Groups dealt round robin instead of claimed (PCCL_DYNAMIC=0). */
+static void test_matrix_3_static(void)
+{
+    static const size_t c[] = {1003};
+    chaos_matrix(3, 2, 256, -1, 0, c, 1, 0);
 }
 
 /* As many loops in flight per block as the ring has slots (4) but one: the
@@ -61,13 +71,13 @@ static void test_matrix_3(void)
 static void test_matrix_3_full_interleave(void)
 {
     static const size_t c[] = {1003};
-    chaos_matrix(3, 2, 256, 3, c, 1, 0);
+    chaos_matrix(3, 2, 256, 3, 1, c, 1, 0);
 }
 
 static void test_matrix_4_opposite(void)
 {
     static const size_t c[] = {301};
-    chaos_matrix(4, 1, 256, 1, c, 1, 1); /* and loop by loop */
+    chaos_matrix(4, 3, 256, 1, 1, c, 1, 1); /* and loop by loop, 3 blocks claiming */
 }
 
 static void chaos_random(int G, int blocks, int sync, int iters)
@@ -97,6 +107,7 @@ int pt_register_chaos(void)
     CU_pSuite s = CU_add_suite("chaos", NULL, NULL);
     if (!s) return -1;
     if (!CU_add_test(s, "all colls/ops/types, 3 gpus, 2 blocks", test_matrix_3) ||
+        !CU_add_test(s, "all colls/ops/types, 3 gpus, 2 blocks, static groups", test_matrix_3_static) ||
         !CU_add_test(s, "all colls/ops/types, 3 gpus, interleave = slots - 1", test_matrix_3_full_interleave) ||
         !CU_add_test(s, "all colls/ops/types, 4 gpus, opposite orders, no interleave", test_matrix_4_opposite) ||
         !CU_add_test(s, "random order, 2 gpus, 2 blocks", test_random_2) ||
