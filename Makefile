@@ -244,7 +244,7 @@ _bench: $(B)/dlsim
 # build/gpu/pccl-perf (make gpu): CUDA, NCCL, libc, pthreads only, like the
 # other GPU programs; build/pccl-perf: pccl's host backend, no CUDA, for CI.
 PERF_SRC := $(filter-out harness/perf/proc.c,$(wildcard harness/perf/*.c)) tests/pccl/check.c
-PERF_DEPS := $(PERF_SRC) harness/perf/perf.h harness/perf/compute.h harness/calls.h tests/pccl/check.h lib/pccl.h
+PERF_DEPS := $(PERF_SRC) harness/perf/perf.h harness/perf/size.h harness/perf/compute.h harness/calls.h tests/pccl/check.h lib/pccl.h
 $(B)/pccl-perf: $(PERF_DEPS) $(B)/libpccl-host.a
 	$(CC) $(CFLAGS) -o $@ $(PERF_SRC) $(B)/libpccl-host.a -lm -pthread
 $(SAN)/pccl-perf: $(PERF_DEPS) $(PCCL_SRC:%.c=$(SAN)/%.o)
@@ -256,9 +256,9 @@ $(G)/pccl-perf: $(PERF_DEPS) harness/perf/compute.cu $(B)/libpccl.a
 	$(NVCC) -O2 -arch=$(GPU_ARCH) -DPERF_HAVE_CUDA -DPERF_HAVE_NCCL -Xcompiler -Wall -o $@ $(PERF_SRC) harness/perf/compute.cu \
 	    $(B)/libpccl.a -lnccl -lpthread
 # pccl-perf-proc: one rank per process, for profilers (GPU build only)
-$(G)/pccl-perf-proc: harness/perf/proc.c lib/pccl.h $(B)/libpccl.a
+$(G)/pccl-perf-proc: harness/perf/proc.c harness/perf/size.h lib/pccl.h $(B)/libpccl.a
 	@mkdir -p $(dir $@)
-	$(NVCC) -O2 -arch=$(GPU_ARCH) -Xcompiler -Wall -o $@ $< $(B)/libpccl.a -lpthread
+	$(NVCC) -O2 -arch=$(GPU_ARCH) -Xcompiler -Wall -o $@ $< $(B)/libpccl.a -lm -lpthread
 _all build: $(B)/pccl-perf
 gpu: $(G)/pccl-perf $(G)/pccl-perf-proc
 _test check: $(B)/pccl-perf $(SAN)/pccl-perf

@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "perf.h"
+#include "size.h"
 
 void perf_usage(FILE *f)
 {
@@ -113,27 +114,12 @@ static double parse_num(const char *flag, const char *v, double lo, double hi)
     return x;
 }
 
-/* A size: a number with an optional K, M or G (powers of 1024, as nccl-tests),
- * optionally followed by B. */
 static size_t parse_size(const char *flag, const char *v)
 {
-    char *end;
-    errno = 0;
-    double x = strtod(v, &end);
-    double unit = 1;
-    if (end != v && *end) {
-        switch (*end) {
-        case 'k': case 'K': unit = 1024.0; end++; break;
-        case 'm': case 'M': unit = 1024.0 * 1024; end++; break;
-        case 'g': case 'G': unit = 1024.0 * 1024 * 1024; end++; break;
-        default: break;
-        }
-        if (*end == 'b' || *end == 'B') end++;
-    }
-    double bytes = x * unit;
-    if (errno || end == v || *end || !(bytes >= 0) || bytes > 64.0 * 1024 * 1024 * 1024 || bytes != floor(bytes))
+    size_t bytes;
+    if (perf_parse_size(v, &bytes))
         bad(flag, v, "expected a whole number of bytes up to 64G, with an optional K, M or G");
-    return (size_t)bytes;
+    return bytes;
 }
 
 /* Comma-separated names; parse returns -1 for an unknown one.  "all" sets

@@ -26,6 +26,7 @@
 #include <cuda_runtime.h>
 
 #include "../../lib/pccl.h"
+#include "size.h"
 
 static const char *usage =
     "usage: pccl-perf-proc --rank R --nranks N --id-file F [-b BYTES] [-n ITERS] [-w WARMUP] [--device D]\n"
@@ -33,7 +34,7 @@ static const char *usage =
     "profiler can watch one rank's daemon while the others run free.  Rank 0 writes the unique id\n"
     "to F (replacing it) and removes it once every rank joined; the others wait for F, at most\n"
     "120 s.  A rank that finds a stale F joins no one: remove F before a run.\n"
-    "  -b BYTES     bytes per all-reduce, a multiple of 4 (K, M, G: powers of 1024) [64M]\n"
+    "  -b BYTES     bytes per all-reduce, a multiple of 4 (K, M, G: powers of 1024; as pccl-perf -b) [64M]\n"
     "  -n ITERS     timed iterations [20]\n"
     "  -w WARMUP    untimed iterations first [5]\n"
     "  --device D   the CUDA device [R modulo the visible devices]\n";
@@ -58,28 +59,20 @@ static void die(int code, const char *fmt, const char *arg)
         }                                                                                            \
     } while (0)
 
-/* A non-negative integer with an optional K/M/G suffix; -1 if malformed. */
-static long long parse_size(const char *s)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || v < 0) return -1;
-    long long m = 1;
-    if (*end == 'K' || *end == 'k') m = 1ll << 10, end++;
-    else if (*end == 'M' || *end == 'm') m = 1ll << 20, end++;
-    else if (*end == 'G' || *end == 'g') m = 1ll << 30, end++;
-    if (*end || v > (1ll << 40) / m) return -1;
-    return v * m;
-}
-
-static long long arg_num(int argc, char **argv, int *i, const char *flag, long long lo, long long hi)
+/* The value after flag: an integer in [lo, hi], or (size) a byte size as
+ * pccl-perf's -b takes it. */
+static long long arg_num(int argc, char **argv, int *i, const char *flag, long long lo, long long hi, int size)
 {
     if (*i + 1 >= argc) die(2, "%s: needs a value (see --help)", flag);
     const char *v = argv[++*i];
-    long long n = parse_size(v);
+    char *end;
+    size_t bytes;
+    errno = 0;
+    long long n = size ? (perf_parse_size(v, &bytes) ? -1 : (long long)bytes) : strtoll(v, &end, 10);
+    if (!size && (errno || end == v || *end)) n = -1;
     if (n < lo || n > hi) {
-        fprintf(stderr, "pccl-perf-proc: %s: '%s' must be an integer in [%lld, %lld] (see --help)\n", flag, v, lo, hi);
+        fprintf(stderr, "pccl-perf-proc: %s: '%s' must be %s in [%lld, %lld] (see --help)\n", flag, v,
+                size ? "a size" : "an integer", lo, hi);
         exit(2);
     }
     return n;
@@ -124,15 +117,15 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { fputs(usage, stdout); return 0; }
-        else if (!strcmp(a, "--rank")) rank = (int)arg_num(argc, argv, &i, a, 0, 1023);
-        else if (!strcmp(a, "--nranks")) nranks = arg_num(argc, argv, &i, a, 1, 1024);
+        else if (!strcmp(a, "--rank")) rank = (int)arg_num(argc, argv, &i, a, 0, 1023, 0);
+        else if (!strcmp(a, "--nranks")) nranks = arg_num(argc, argv, &i, a, 1, 1024, 0);
         else if (!strcmp(a, "--id-file")) {
             if (i + 1 >= argc) die(2, "%s: needs a value (see --help)", a);
             idfile = argv[++i];
-        } else if (!strcmp(a, "-b")) bytes = arg_num(argc, argv, &i, a, 4, 1ll << 36);
-        else if (!strcmp(a, "-n")) iters = arg_num(argc, argv, &i, a, 1, 1000000);
-        else if (!strcmp(a, "-w")) warmup = arg_num(argc, argv, &i, a, 0, 1000000);
-        else if (!strcmp(a, "--device")) dev = arg_num(argc, argv, &i, a, 0, 1023);
+        } else if (!strcmp(a, "-b")) bytes = arg_num(argc, argv, &i, a, 4, 1ll << 36, 1);
+        else if (!strcmp(a, "-n")) iters = arg_num(argc, argv, &i, a, 1, 1000000, 0);
+        else if (!strcmp(a, "-w")) warmup = arg_num(argc, argv, &i, a, 0, 1000000, 0);
+        else if (!strcmp(a, "--device")) dev = arg_num(argc, argv, &i, a, 0, 1023, 0);
         else die(2, "unknown argument '%s' (see --help)", a);
     }
     if (rank < 0 || nranks < 0 || !idfile) die(2, "%s", "--rank, --nranks and --id-file are required (see --help)");
