@@ -21,8 +21,12 @@
 /* See reg(): per 512 daemon threads (a block of PCCL_THREADS counts as
  * PCCL_THREADS / 512 of one), the bytes a collective needs to take one more
  * block, and the smallest chunk that interleaving may shrink it to. */
-#define PCCL_BYTES_PER_BLOCK (1u << 20)
-#define PCCL_MIN_ILV_CHUNK (128u << 10)
+#ifndef PCCL_BYTES_PER_BLOCK /* overridable for tuning runs: make CC="cc -DPCCL_BYTES_PER_BLOCK=..." */
+#define PCCL_BYTES_PER_BLOCK (512u << 10)
+#endif
+#ifndef PCCL_MIN_ILV_CHUNK
+#define PCCL_MIN_ILV_CHUNK (64u << 10)
+#endif
 
 /* ---- errors --------------------------------------------------------------- */
 
@@ -96,7 +100,7 @@ enum { K_BLOCKS, K_THREADS, K_CHUNK, K_SLOTS, K_SPIN_HEAD, K_SPIN_BASE, K_SPIN_M
 static const knob_def knobs[K_N] = {
     [K_BLOCKS] = {"PCCL_BLOCKS", 64, 1, 1, PCCL_MAX_BLOCKS},
     /* at most the daemon's launch bound; at least a scheduling warp and a moving one */
-    [K_THREADS] = {"PCCL_THREADS", 256, 64, 64, 512},
+    [K_THREADS] = {"PCCL_THREADS", 512, 64, 64, 512},
     [K_CHUNK] = {"PCCL_CHUNK_BYTES", 256 << 10, 4 << 10, 256, 64L << 20},
     [K_SLOTS] = {"PCCL_SLOTS", 4, 4, 2, 64},
     [K_SPIN_HEAD] = {"PCCL_SPIN_HEAD", 1000, 2000, 1, 1L << 40},
@@ -622,10 +626,12 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
     /* Chunk: the knob, shrunk for small collectives so that their loops
      * cover about `blocks` blocks: one per PCCL_BYTES_PER_BLOCK per 512
      * threads, and at least 4 x 512 threads' worth; the others never see
-     * it.  On 4 H200s 4 blocks of 512 threads beat 16 up to 4 MiB, 16 beat
-     * 4 from 16 MiB (results/perf-4gpu).  Then shrunk to give each block
-     * `interleave` loops, whose steps it alternates (scheduler.h,
-     * pccl_advance), unless that takes the chunk below PCCL_MIN_ILV_CHUNK
+     * it.  On 4 H200s, with blocks of 512 threads, one block per 512 KiB
+     * and chunks down to 64 KiB took all-reduce at 8 and 16 MiB from 0.87
+     * and 0.85 to 0.96 and 0.91 of NCCL's busbw, against one per 1 MiB and
+     * 128 KiB (results/perf-tune-4gpu, lb2_512 and bpbi_512).  Then
+     * shrunk to give each block `interleave` loops, whose steps it
+     * alternates (scheduler.h, pccl_advance), unless that takes the chunk below PCCL_MIN_ILV_CHUNK
      * (per 512 threads): where latency rules, smaller steps cost a commit
      * each.  The host backend's blocks count as 512 threads. */
     uint64_t ce = (uint64_t)c->chunk_bytes / (uint64_t)es, blocks = (uint64_t)c->G.k.blocks;

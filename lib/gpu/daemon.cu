@@ -43,9 +43,16 @@ __host__ __device__ __forceinline__ unsigned pccl_smid(void)
 #define PCCL_SM_ID() ((int)pccl_smid())
 #include "prims.cuh"
 
-/* 512 threads at most (PCCL_THREADS): with 1024 the compiler has 64
- * registers per thread and spills the primitives' batches to local memory. */
-__global__ void __launch_bounds__(512) pccl_daemon(const __grid_constant__ pccl_gpu G)
+/* 512 threads at most (PCCL_THREADS), in 64 registers each: a daemon block
+ * then holds at most half an SM's register file (ncu: registers limit 2
+ * blocks per SM, results/perf-split/ncu.txt), so a compute kernel's block
+ * still fits beside it; unbounded, 512 threads took 119 registers, nearly
+ * all of it.  The primitives spill a few words (nvcc -Xptxas -v) at no
+ * measured cost (results/perf-tune-4gpu: lb2_512 against d512).  512 threads
+ * keep twice the bytes of 256 in flight: on 4 H200s reduce-scatter at
+ * 32 MiB went from 0.91 to 1.01 of NCCL's busbw, reduce at 64 MiB from 0.91
+ * to 0.94 (the same folder, d256 against lb2_512). */
+__global__ void __launch_bounds__(512, 2) pccl_daemon(const __grid_constant__ pccl_gpu G)
 {
     extern __shared__ int32_t pccl_tq[];
     __shared__ pccl_blk S;
