@@ -1,6 +1,7 @@
 /* Rendezvous of the ranks of one communicator by unique id, through a file in
  * /dev/shm that every rank maps: ranks publish their process, device and (for
- * ranks in separate processes) the CUDA IPC handle of their connector arena,
+ * ranks in separate processes) the CUDA IPC handle of their connector arena
+ * and the knobs that shape their rings,
  * and meet again at destroy, so that no rank frees an arena a peer may still
  * write into.  The last rank to leave removes the file. */
 #include <errno.h>
@@ -18,6 +19,7 @@ typedef struct {
     uint32_t joined, published, left, pad;
     int32_t pid, dev, nranks, pad2;
     unsigned char handle[64];
+    int64_t shape[PCCL_SHAPE_N];
 } boot_rec;
 
 struct pccl_boot {
@@ -116,14 +118,16 @@ int pccl_boot_one_process(const pccl_boot *b)
 int pccl_boot_pid(const pccl_boot *b, int rank) { return b->recs[rank].pid; }
 int pccl_boot_dev(const pccl_boot *b, int rank) { return b->recs[rank].dev; }
 
-pcclResult_t pccl_boot_publish(pccl_boot *b, const void *handle64)
+pcclResult_t pccl_boot_publish(pccl_boot *b, const void *handle64, const int64_t *shape)
 {
     memcpy(b->recs[b->rank].handle, handle64, 64);
+    memcpy(b->recs[b->rank].shape, shape, sizeof b->recs[b->rank].shape);
     __atomic_store_n(&b->recs[b->rank].published, 1, __ATOMIC_RELEASE);
     return wait_all(b, offsetof(boot_rec, published), "publish its connectors");
 }
 
 const void *pccl_boot_handle(const pccl_boot *b, int rank) { return b->recs[rank].handle; }
+const int64_t *pccl_boot_shape(const pccl_boot *b, int rank) { return b->recs[rank].shape; }
 
 /* Leaves; with wait, first waits (bounded) until every rank is leaving, so no
  * arena is freed while a peer may still write into it. */

@@ -104,8 +104,12 @@ pcclResult_t pccl_boot_join(const pcclUniqueId *id, int nranks, int rank, int de
 int pccl_boot_one_process(const pccl_boot *b);
 int pccl_boot_pid(const pccl_boot *b, int rank);
 int pccl_boot_dev(const pccl_boot *b, int rank);
-pcclResult_t pccl_boot_publish(pccl_boot *b, const void *handle64);
+/* The knobs that shape the rings (pccl.c, ring_shape), published with the
+ * arena's handle so that ranks in separate processes can compare them. */
+#define PCCL_SHAPE_N 7
+pcclResult_t pccl_boot_publish(pccl_boot *b, const void *handle64, const int64_t *shape);
 const void *pccl_boot_handle(const pccl_boot *b, int rank);
+const int64_t *pccl_boot_shape(const pccl_boot *b, int rank);
 void pccl_boot_leave(pccl_boot *b, int wait);
 
 #ifdef __cplusplus

@@ -201,6 +201,46 @@ static pcclResult_t resolve(pcclComm_t c, const pcclConfig_t *cfg, int host)
     return pcclSuccess;
 }
 
+/* The knobs that shape the rings: how a collective is cut into loops and
+ * groups, on which blocks, through how many slots, by which backend.  Ranks
+ * that differ in one would not agree on what travels where (a hang or wrong
+ * data), so a communicator whose ranks differ is refused at init. */
+static const char *const shape_knobs[PCCL_SHAPE_N] = {"PCCL_BACKEND", "PCCL_BLOCKS",     "PCCL_THREADS",
+                                                      "PCCL_CHUNK_BYTES", "PCCL_SLOTS", "PCCL_INTERLEAVE",
+                                                      "PCCL_DYNAMIC"};
+
+static void ring_shape(const pcclComm_t c, int64_t s[PCCL_SHAPE_N])
+{
+    const pccl_knobs *k = &c->G.k;
+    const int64_t v[PCCL_SHAPE_N] = {c->be == &pccl_host_backend, k->blocks, k->threads, c->chunk_bytes,
+                                     k->slots, k->interleave, k->dynamic};
+    memcpy(s, v, sizeof v);
+}
+
+static const char *shape_value(int knob, int64_t v, char *buf, size_t n)
+{
+    if (knob == 0) return v ? "host" : "gpu";
+    snprintf(buf, n, "%lld", (long long)v);
+    return buf;
+}
+
+/* Every rank checks all ranks against rank 0, so that all of them fail
+ * alike and none is left waiting for peers that gave up. */
+static pcclResult_t shapes_agree(int nranks, const int64_t *const *shape)
+{
+    for (int r = 1; r < nranks; r++)
+        for (int i = 0; i < PCCL_SHAPE_N; i++)
+            if (shape[r][i] != shape[0][i]) {
+                char a[24], b[24];
+                return pccl_err(NULL, pcclInvalidArgument,
+                                "pcclCommInitRank: %s is %s on rank 0 and %s on rank %d: the knobs that shape "
+                                "the rings (lib/README.md) must be the same on every rank",
+                                shape_knobs[i], shape_value(i, shape[0][i], a, sizeof a),
+                                shape_value(i, shape[r][i], b, sizeof b), r);
+            }
+    return pcclSuccess;
+}
+
 /* ---- live communicators ---------------------------------------------------------- */
 
 /* A handle is checked against this set before it is touched, so a call on a
@@ -470,8 +510,13 @@ static pcclResult_t init_multiprocess(pcclComm_t *comm, int nranks, int rank, in
     if (pccl_boot_pid(boot, next) == me || pccl_boot_pid(boot, prev) == me)
         r = pccl_err(NULL, pcclInvalidUsage, "pcclCommInitRank: ranks of one communicator are either all threads "
                      "of one process or all separate processes, not a mix");
+    int64_t mine[PCCL_SHAPE_N];
+    const int64_t *shape[PCCL_MAX_RANKS];
+    ring_shape(c, mine);
     if (!r) r = c->be->export_arena(c, h);
-    if (!r) r = pccl_boot_publish(boot, h);
+    if (!r) r = pccl_boot_publish(boot, h, mine);
+    for (int i = 0; i < nranks; i++) shape[i] = pccl_boot_shape(boot, i);
+    if (!r) r = shapes_agree(nranks, shape);
     if (!r) r = c->be->import_arena(c, pccl_boot_handle(boot, next), &c->mapped_next);
     if (!r && prev == next) c->mapped_prev = c->mapped_next;
     else if (!r) r = c->be->import_arena(c, pccl_boot_handle(boot, prev), &c->mapped_prev);
@@ -543,6 +588,12 @@ pcclResult_t pcclCommInitRankConfig(pcclComm_t *comm, int nranks, pcclUniqueId i
     pcclResult_t gf = g->fail;
     pthread_mutex_unlock(&g->mu);
     if (!r && gf) r = pccl_err(NULL, gf, "pcclCommInitRank: another rank failed to join");
+    if (!r) {
+        int64_t each[PCCL_MAX_RANKS][PCCL_SHAPE_N];
+        const int64_t *shape[PCCL_MAX_RANKS];
+        for (int i = 0; i < nranks; i++) ring_shape(g->comms[i], each[i]), shape[i] = each[i];
+        r = shapes_agree(nranks, shape);
+    }
     if (!r) r = wire_group(g, rank);
     if (!r) r = comm_start(c);
     if (r) {

@@ -141,7 +141,10 @@ pcclResult_t pcclGetVersion(int *version);
 /* One process per GPU (or one thread per GPU): rank 0 calls pcclGetUniqueId
  * and the caller hands the id to every rank (MPI, a file, a pipe...).  Ranks of
  * one host only (connectors are NVLink/PCIe peer memory, CUDA IPC across
- * processes).  Blocks until all nranks ranks have joined. */
+ * processes).  Blocks until all nranks ranks have joined.  The knobs that
+ * shape the rings (backend, blocks, threads, chunkBytes, slots, interleave,
+ * dynamic: from config or environment) must be the same on every rank: where
+ * they differ, every rank gets pcclInvalidArgument naming the knob. */
 pcclResult_t pcclGetUniqueId(pcclUniqueId *uniqueId);
 pcclResult_t pcclCommInitRank(pcclComm_t *comm, int nranks, pcclUniqueId commId, int rank);
 pcclResult_t pcclCommInitRankConfig(pcclComm_t *comm, int nranks, pcclUniqueId commId, int rank,

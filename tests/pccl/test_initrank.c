@@ -1,6 +1,7 @@
 /* pcclCommInitRank from threads of one process sharing a pcclGetUniqueId;
  * bad rank, nranks and ids rejected. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,7 @@
 typedef struct {
     pcclUniqueId id;
     int nranks, rank, use_config;
+    int blocks, dynamic_off;    /* with use_config: blocks (0: pt_config's 2); 1: PCCL_DYNAMIC 0 */
     pcclComm_t comm;
     pcclResult_t init, run;
     int bad_count, bad_rank, wrong;
@@ -19,10 +21,14 @@ typedef struct {
 static void *rank_main(void *p)
 {
     rank_arg *a = p;
-    pcclConfig_t cfg = pt_config(2, 512);
+    pcclConfig_t cfg = pt_config(a->blocks ? a->blocks : 2, 512);
+    if (a->dynamic_off) cfg.dynamic = 0;
     a->init = a->use_config ? pcclCommInitRankConfig(&a->comm, a->nranks, a->id, a->rank, &cfg)
                             : pcclCommInitRank(&a->comm, a->nranks, a->id, a->rank);
-    if (a->init != pcclSuccess) return NULL;
+    if (a->init != pcclSuccess) {
+        snprintf(a->msg, sizeof a->msg, "%s", pcclGetLastError(NULL));
+        return NULL;
+    }
     int n = -1, r = -1;
     pcclCommCount(a->comm, &n);
     pcclCommUserRank(a->comm, &r);
@@ -59,22 +65,31 @@ static void *rank_main(void *p)
     return NULL;
 }
 
-static void group(int n, int use_config)
+/* n ranks, each a thread, joining one id in reverse order; rank odd_rank (-1:
+ * none) with `blocks` daemon blocks or dynamic groups off. */
+static void run_ranks(rank_arg *a, int n, int use_config, int odd_rank, int blocks, int dynamic_off)
 {
-    pt_begin("initrank group", 60);
     pcclUniqueId id;
     PT_OK(pcclGetUniqueId(&id));
-    rank_arg a[PT_MAX_RANKS];
     pthread_t t[PT_MAX_RANKS];
-    memset(a, 0, sizeof a);
+    memset(a, 0, sizeof *a * (size_t)n);
     for (int r = 0; r < n; r++) {
         a[r].id = id; /* handed to every rank, as MPI would */
         a[r].nranks = n;
         a[r].rank = n - 1 - r; /* join in any order */
         a[r].use_config = use_config;
+        a[r].blocks = a[r].rank == odd_rank ? blocks : 0;
+        a[r].dynamic_off = a[r].rank == odd_rank ? dynamic_off : 0;
         pthread_create(&t[r], NULL, rank_main, &a[r]);
     }
     for (int r = 0; r < n; r++) pthread_join(t[r], NULL);
+}
+
+static void group(int n, int use_config)
+{
+    pt_begin("initrank group", 60);
+    rank_arg a[PT_MAX_RANKS];
+    run_ranks(a, n, use_config, -1, 0, 0);
     for (int r = 0; r < n; r++) {
         PT_CHECK(a[r].init == pcclSuccess, "rank %d: pcclCommInitRank -> %s", a[r].rank,
                  pcclGetErrorString(a[r].init));
@@ -184,6 +199,32 @@ static void test_mismatched_join(void)
     pt_end();
 }
 
+/* Ranks that differ in a knob that shapes the rings are all refused, with
+ * an error naming the knob; a group whose knobs agree then forms. */
+static void mismatch(int n, int odd_rank, int blocks, int dynamic_off, const char *knob)
+{
+    rank_arg a[PT_MAX_RANKS];
+    run_ranks(a, n, 1, odd_rank, blocks, dynamic_off);
+    for (int r = 0; r < n; r++) {
+        PT_CHECK(a[r].init == pcclInvalidArgument, "rank %d of %d (rank %d differs in %s): init -> %s", a[r].rank,
+                 n, odd_rank, knob, pcclGetErrorString(a[r].init));
+        PT_CHECK(strstr(a[r].msg, knob) && strstr(a[r].msg, "same on every rank"), "rank %d: error '%s'",
+                 a[r].rank, a[r].msg);
+        CU_ASSERT_PTR_NULL(a[r].comm);
+        if (a[r].comm) pcclCommAbort(a[r].comm);
+    }
+}
+
+static void test_knobs_differ(void)
+{
+    pt_begin("initrank knobs differ", 60);
+    mismatch(2, 1, 3, 0, "PCCL_BLOCKS");
+    mismatch(3, 0, 0, 1, "PCCL_DYNAMIC");
+    mismatch(4, 2, 1, 0, "PCCL_BLOCKS");
+    group(3, 1);
+    pt_end();
+}
+
 int pt_register_initrank(void)
 {
     CU_pSuite s = CU_add_suite("initrank", NULL, NULL);
@@ -193,7 +234,8 @@ int pt_register_initrank(void)
         !CU_add_test(s, "unique ids differ", test_unique_ids_differ) ||
         !CU_add_test(s, "bad rank / nranks / id", test_bad_args) ||
         !CU_add_test(s, "a peer that never comes: error after PCCL_BOOT_TIMEOUT", test_peer_never_comes) ||
-        !CU_add_test(s, "mismatched nranks while a group forms", test_mismatched_join))
+        !CU_add_test(s, "mismatched nranks while a group forms", test_mismatched_join) ||
+        !CU_add_test(s, "ring-shaping knobs differ between ranks: all refused", test_knobs_differ))
         return -1;
     return 0;
 }
