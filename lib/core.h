@@ -99,7 +99,7 @@ PCCL_FN void pccl_fence_rel(void) { __atomic_thread_fence(__ATOMIC_RELEASE); }
 #endif
 PCCL_FN void pccl_st_post(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 PCCL_FN void pccl_fence_rel_gpu(void) { pccl_fence_rel(); }
-PCCL_FN void pccl_st_post_gpu(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+PCCL_FN void pccl_st_post_gpu(uint64_t *p, uint64_t v) { pccl_st_post(p, v); }
 PCCL_FN uint64_t pccl_add_gpu(uint64_t *p, uint64_t v) { return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL); }
 PCCL_FN void pccl_red_gpu(uint64_t *p, uint64_t v) { __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
 PCCL_FN uint64_t pccl_ld_gpu(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }

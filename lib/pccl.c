@@ -591,7 +591,10 @@ pcclResult_t pcclCommInitRankConfig(pcclComm_t *comm, int nranks, pcclUniqueId i
     if (!r) {
         int64_t each[PCCL_MAX_RANKS][PCCL_SHAPE_N];
         const int64_t *shape[PCCL_MAX_RANKS];
-        for (int i = 0; i < nranks; i++) ring_shape(g->comms[i], each[i]), shape[i] = each[i];
+        for (int i = 0; i < nranks; i++) {
+            ring_shape(g->comms[i], each[i]);
+            shape[i] = each[i];
+        }
         r = shapes_agree(nranks, shape);
     }
     if (!r) r = wire_group(g, rank);
@@ -682,9 +685,10 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
      * and 0.85 to 0.96 and 0.91 of NCCL's busbw, against one per 1 MiB and
      * 128 KiB (results/perf-tune-4gpu, lb2_512 and bpbi_512).  Then
      * shrunk to give each block `interleave` loops, whose steps it
-     * alternates (scheduler.h, pccl_advance), unless that takes the chunk below PCCL_MIN_ILV_CHUNK
-     * (per 512 threads): where latency rules, smaller steps cost a commit
-     * each.  The host backend's blocks count as 512 threads. */
+     * alternates (scheduler.h, pccl_advance), unless that takes the chunk
+     * below PCCL_MIN_ILV_CHUNK (per 512 threads): where latency rules,
+     * smaller steps cost a commit each.  The host backend's blocks count as
+     * 512 threads. */
     uint64_t ce = (uint64_t)c->chunk_bytes / (uint64_t)es, blocks = (uint64_t)c->G.k.blocks;
     uint64_t th = c->G.k.threads > 1 ? (uint64_t)c->G.k.threads : 512;
     uint64_t bytes = (uint64_t)count * (uint64_t)es * (type == 1 || type == 2 ? (uint64_t)c->nranks : 1);

@@ -21,6 +21,7 @@
 #ifndef PCCL_PERF_H
 #define PCCL_PERF_H
 
+#include <math.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -319,6 +320,8 @@ void perf_report_split(perf_team *T, const perf_case *k, const perf_split *s);
 /* --blocks-csv: every rank's daemon blocks over the timed iterations (the
  * ranks' bst0 -> bst1) */
 void perf_report_split_blocks(perf_team *T, const perf_case *k);
+/* A block's mean in us per invocation: ns summed over n invocations; NAN if none. */
+static inline double perf_us_per(uint64_t ns, uint64_t n) { return n ? (double)ns / (double)n / 1e3 : NAN; }
 void perf_report_add(perf_team *T, const perf_row *r);
 void perf_report_interfere_begin(perf_team *T, const perf_case *k);
 void perf_report_interfere(perf_team *T, const perf_case *k, const perf_irow *r);

@@ -271,7 +271,7 @@ static void run_split(perf_rank *R, const perf_case *k)
                     for (int b = 0; b < T->rank[r].nblk; b++) {
                         const pcclStats_t *a = &T->rank[r].bst0[b], *e = &T->rank[r].bst1[b];
                         uint64_t n = e->blockCompletions - a->blockCompletions;
-                        double blk_us = n ? (double)(e->lifeNs - a->lifeNs) / (double)n / 1e3 : NAN;
+                        double blk_us = perf_us_per(e->lifeNs - a->lifeNs, n);
                         if (n && (isnan(sp.slowest) || blk_us > sp.slowest)) sp.slowest = blk_us;
                     }
             }

@@ -545,13 +545,12 @@ void perf_report_split_blocks(perf_team *T, const perf_case *k)
         for (int b = 0; b < T->rank[r].nblk; b++) {
             const pcclStats_t *a = &T->rank[r].bst0[b], *e = &T->rank[r].bst1[b];
             uint64_t n = e->blockCompletions - a->blockCompletions;
-            double d = n ? (double)n * 1e3 : NAN; /* ns summed over n invocations -> us each */
             char c[4][32];
             fprintf(T->bcsv, "%s,%zu,%d,%d,%d,%llu,%s,%s,%s,%s\n", perf_coll_name(k->t.coll), k->bytes, r, b, e->smId,
-                    (unsigned long long)n, csv_cell(c[0], 32, "%.6g", (double)(e->lifeNs - a->lifeNs) / d, 0),
-                    csv_cell(c[1], 32, "%.6g", (double)(e->waitNs - a->waitNs) / d, 0),
-                    csv_cell(c[2], 32, "%.6g", (double)(e->execNs - a->execNs) / d, 0),
-                    csv_cell(c[3], 32, "%.6g", (double)(e->commitNs - a->commitNs) / d, 0));
+                    (unsigned long long)n, csv_cell(c[0], 32, "%.6g", perf_us_per(e->lifeNs - a->lifeNs, n), 0),
+                    csv_cell(c[1], 32, "%.6g", perf_us_per(e->waitNs - a->waitNs, n), 0),
+                    csv_cell(c[2], 32, "%.6g", perf_us_per(e->execNs - a->execNs, n), 0),
+                    csv_cell(c[3], 32, "%.6g", perf_us_per(e->commitNs - a->commitNs, n), 0));
         }
     fflush(T->bcsv);
 }
