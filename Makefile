@@ -20,7 +20,7 @@ LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lcsv -lm -pthread
 SIM_SRC := $(filter-out sim/main.c sim/mpi.c,$(wildcard sim/*.c sim/models/*.c sim/grouping/*.c))
 # pccl: the API and scheduling core (plain C), the host backend; the GPU
 # backend (lib/gpu/*.cu) joins them where nvcc is found.
-PCCL_SRC := lib/pccl.c lib/prog.c lib/bootstrap.c $(wildcard lib/host/*.c)
+PCCL_SRC := $(wildcard lib/*.c) $(wildcard lib/host/*.c)
 PCCL_HDRS := $(wildcard lib/*.h lib/host/*.h)
 PTEST_SRC := $(wildcard tests/pccl/*.c)
 TSANFLAGS := -O1 -fsanitize=thread -fno-omit-frame-pointer

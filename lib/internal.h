@@ -1,4 +1,5 @@
-/* pccl internals shared by the API (pccl.c) and the backends.  Not installed. */
+/* pccl internals shared by the API's files (comm.c, register.c, run.c,
+ * poller.c, ...) and the backends.  Not installed. */
 #ifndef PCCL_INTERNAL_H
 #define PCCL_INTERNAL_H
 
@@ -104,13 +105,46 @@ pcclResult_t pccl_boot_join(const pcclUniqueId *id, int nranks, int rank, int de
 int pccl_boot_one_process(const pccl_boot *b);
 int pccl_boot_pid(const pccl_boot *b, int rank);
 int pccl_boot_dev(const pccl_boot *b, int rank);
-/* The knobs that shape the rings (pccl.c, ring_shape), published with the
+/* The knobs that shape the rings (knobs.c, pccl_ring_shape), published with the
  * arena's handle so that ranks in separate processes can compare them. */
 #define PCCL_SHAPE_N 7
 pcclResult_t pccl_boot_publish(pccl_boot *b, const void *handle64, const int64_t *shape);
 const void *pccl_boot_handle(const pccl_boot *b, int rank);
 const int64_t *pccl_boot_shape(const pccl_boot *b, int rank);
 void pccl_boot_leave(pccl_boot *b, int wait);
+
+/* Knobs (knobs.c).  pccl_pick_backend: PCCL_BACKEND_*, or -2 for a bad
+ * environment value.  pccl_resolve_knobs fills c->G.k and the host-side
+ * knobs from the config, the environment and the defaults. */
+int pccl_pick_backend(const pcclConfig_t *cfg);
+pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host);
+void pccl_ring_shape(const pcclComm_t c, int64_t s[PCCL_SHAPE_N]);
+pcclResult_t pccl_shapes_agree(int nranks, const int64_t *const *shape);
+
+/* Live communicators (live.c). */
+int pccl_live_add(pcclComm_t c);
+int pccl_live_del(pcclComm_t c);   /* 1 if it was live */
+int pccl_live_enter(pcclComm_t c); /* 1 if live; the caller then holds it */
+void pccl_live_exit(pcclComm_t *cp);
+void pccl_live_drain(pcclComm_t c); /* waits until no call holds it */
+
+/* Checks the handle and holds the communicator until the function returns. */
+#define CHECK_COMM(c, fn)                                                                         \
+    if (!(c)) return pccl_err(NULL, pcclInvalidArgument, "%s: comm is NULL", fn);                  \
+    if (!pccl_live_enter(c))                                                                      \
+        return pccl_err(NULL, pcclInvalidUsage, "%s: comm is not a live communicator (destroyed?)", fn); \
+    pcclComm_t held_ __attribute__((cleanup(pccl_live_exit))) = (c);                              \
+    (void)held_
+
+/* The poller (poller.c) and invocation (run.c).  The _locked functions are
+ * called with c->mu held; pccl_finish drops it around the callback. */
+void *pccl_poller_main(void *arg);
+pcclResult_t pccl_launch_locked(pcclComm_t c);
+void pccl_finish(pcclComm_t c, int id, pcclResult_t status);
+void pccl_wait_all_locked(pcclComm_t c);
+/* The daemon's liveness (a stream query: driver time) is checked at most
+ * this often by the poller; pcclRun trusts a sighting this recent. */
+#define POLL_QUERY_NS 10000
 
 #ifdef __cplusplus
 }

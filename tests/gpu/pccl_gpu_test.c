@@ -665,7 +665,7 @@ static void run_ranks(suite *s, void *(*fn)(void *), int lo, int hi, uint64_t se
 /* The large count: odd, and (GPU) big enough that one rank's share of each
  * of 16 blocks spans more than one chunk (an all-reduce splits its count over
  * blocks and ranks).  pccl gives a collective that large 16 blocks or more
- * at its defaults (lib/pccl.c, reg), each with more than one chunk. */
+ * at its defaults (lib/register.c, reg), each with more than one chunk. */
 static size_t big_count(pcclCollType_t type, pcclDataType_t dt, int nranks)
 {
     size_t es = ck_type_size(dt), n = opt_host && opt_quick ? 20011 : 1000003;

@@ -17,7 +17,7 @@ static int enabled(const char *what)
 }
 /* KB1 (TSan): pccl_end (lib/scheduler.h, the += on G->stats[b].preemptions,
  * .primitives, .quits) writes the block statistics with plain stores while
- * pcclCommGetStats (lib/pccl.c) reads them with __atomic_load_n: a data race
+ * pcclCommGetStats (lib/stats.c) reads them with __atomic_load_n: a data race
  * whenever statistics are read while a daemon instance ends.  Fix: store
  * them with pccl_st_rel (release) in pccl_end. */
 typedef struct {
@@ -62,7 +62,7 @@ static void test_stats_race(void)
 }
 
 /* KB2 (TSan; a use-after-free): pcclCommAbort / pcclCommDestroy free the
- * communicator (group_leave -> comm_free in lib/pccl.c) while threads woken
+ * communicator (group_leave -> comm_free in lib/comm.c) while threads woken
  * from pcclWait / pcclWaitAll on it have yet to re-take c->mu and read
  * c->colls[id].status (pcclWait) or c->aborted (pcclWaitAll reads it even
  * after unlocking).  Likewise a call that passed CHECK_COMM's live_has() can

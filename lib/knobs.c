@@ -1,0 +1,162 @@
+/* Knobs: each pcclConfig_t field, else its environment variable, else the
+ * backend's default, checked against its range; and the ring-shaping subset
+ * that every rank must agree on. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct {
+    const char *env;
+    long gpu, host, lo, hi;
+} knob_def;
+
+/* Defaults, per backend, with the accepted range. */
+enum { K_BLOCKS, K_THREADS, K_CHUNK, K_SLOTS, K_SPIN_HEAD, K_SPIN_BASE, K_SPIN_MIN, K_STICKY, K_QUIT_US,
+       K_RELAUNCH_US, K_ORDER, K_CHAOS, K_CHAOS_SEED, K_MAX_COLLS, K_DEPTH, K_ARENA, K_PROFILE, K_INTERLEAVE,
+       K_DYNAMIC, K_N };
+static const knob_def knobs[K_N] = {
+    [K_BLOCKS] = {"PCCL_BLOCKS", 64, 1, 1, PCCL_MAX_BLOCKS},
+    /* at most the daemon's launch bound; at least a scheduling warp and a moving one */
+    [K_THREADS] = {"PCCL_THREADS", 512, 64, 64, 512},
+    [K_CHUNK] = {"PCCL_CHUNK_BYTES", 256 << 10, 4 << 10, 256, 64L << 20},
+    [K_SLOTS] = {"PCCL_SLOTS", 4, 4, 2, 64},
+    [K_SPIN_HEAD] = {"PCCL_SPIN_HEAD", 1000, 2000, 1, 1L << 40},
+    [K_SPIN_BASE] = {"PCCL_SPIN_BASE", 100, 200, 1, 1L << 40},
+    [K_SPIN_MIN] = {"PCCL_SPIN_MIN", 20, 20, 1, 1L << 40},
+    [K_STICKY] = {"PCCL_STICKY", 4, 20, 1, 1 << 20},
+    [K_QUIT_US] = {"PCCL_QUIT_US", 1000, 2000, 1, 60000000},
+    [K_RELAUNCH_US] = {"PCCL_RELAUNCH_US", 50, 100, 1, 60000000},
+    [K_ORDER] = {"PCCL_ORDER", 0, 0, 0, 1},
+    [K_CHAOS] = {"PCCL_CHAOS", 0, 0, 0, 1},
+    [K_CHAOS_SEED] = {"PCCL_CHAOS_SEED", 1, 1, 0, 1L << 62},
+    [K_MAX_COLLS] = {"PCCL_MAX_COLLS", 4096, 4096, 1, 1 << 20},
+    [K_DEPTH] = {"PCCL_QUEUE_DEPTH", 512, 512, 2, 8192},
+    [K_ARENA] = {"PCCL_ARENA_BYTES", 1L << 30, 64L << 20, 1 << 16, 1L << 40},
+    [K_PROFILE] = {"PCCL_PROFILE", 0, 0, 0, 1},
+    [K_INTERLEAVE] = {"PCCL_INTERLEAVE", 0, 0, 0, 63}, /* 0: 2, or slots - 1 if less */
+    [K_DYNAMIC] = {"PCCL_DYNAMIC", 1, 1, 0, 1},
+};
+
+static pcclResult_t knob(long cfg, int which, int host, long *out)
+{
+    const knob_def *d = &knobs[which];
+    long v = host ? d->host : d->gpu;
+    const char *e = getenv(d->env);
+    if (cfg != PCCL_CONFIG_UNSET) {
+        v = cfg;
+    } else if (e && *e) {
+        char *end;
+        errno = 0;
+        if (which == K_ORDER && (!strcmp(e, "fifo") || !strcmp(e, "priority"))) v = !strcmp(e, "priority");
+        else {
+            v = strtol(e, &end, 0);
+            if (errno || *end)
+                return pccl_err(NULL, pcclInvalidArgument, "environment %s='%s': not an integer", d->env, e);
+        }
+    }
+    if (v < d->lo || v > d->hi)
+        return pccl_err(NULL, pcclInvalidArgument, "%s=%ld out of range [%ld, %ld]", d->env, v, d->lo, d->hi);
+    *out = v;
+    return pcclSuccess;
+}
+
+int pccl_pick_backend(const pcclConfig_t *cfg)
+{
+    if (cfg && cfg->backend != PCCL_BACKEND_DEFAULT) return cfg->backend;
+    const char *e = getenv("PCCL_BACKEND");
+    if (e && !strcmp(e, "host")) return PCCL_BACKEND_HOST;
+    if (e && !strcmp(e, "gpu")) return PCCL_BACKEND_GPU;
+    if (e && *e) return -2;
+    return PCCL_BACKEND_GPU;
+}
+
+pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host)
+{
+    pcclConfig_t d = PCCL_CONFIG_INITIALIZER;
+    if (!cfg) cfg = &d;
+    if (cfg->size != sizeof(pcclConfig_t))
+        return pccl_err(NULL, pcclInvalidArgument,
+                        "config: size %zu is not sizeof(pcclConfig_t) %zu (use PCCL_CONFIG_INITIALIZER)",
+                        cfg->size, sizeof(pcclConfig_t));
+    long in[K_N] = {cfg->blocks, cfg->threads, cfg->chunkBytes, cfg->slots, cfg->spinHead, cfg->spinBase,
+                    cfg->spinMin, cfg->sticky, cfg->quitUs, cfg->relaunchUs, cfg->order, cfg->chaos,
+                    cfg->chaosSeed, cfg->maxColls, cfg->queueDepth, cfg->arenaBytes, cfg->profile, cfg->interleave,
+                    cfg->dynamic};
+    long v[K_N];
+    for (int i = 0; i < K_N; i++) {
+        pcclResult_t r = knob(in[i], i, host, &v[i]);
+        if (r) return r;
+    }
+    pccl_knobs *k = &c->G.k;
+    k->blocks = (int)v[K_BLOCKS];
+    k->threads = host ? 1 : (int)(v[K_THREADS] & ~31L);
+    k->slots = (int)v[K_SLOTS];
+    k->spin_head = v[K_SPIN_HEAD];
+    k->spin_base = v[K_SPIN_BASE];
+    k->spin_min = v[K_SPIN_MIN];
+    k->sticky = (int)v[K_STICKY];
+    k->quit_ns = v[K_QUIT_US] * 1000;
+    k->order = (int)v[K_ORDER];
+    k->chaos = (int)v[K_CHAOS];
+    k->chaos_seed = (uint64_t)v[K_CHAOS_SEED];
+    k->max_colls = (int)v[K_MAX_COLLS];
+    k->depth = (int)v[K_DEPTH];
+    k->profile = (int)v[K_PROFILE];
+    k->dynamic = (int)v[K_DYNAMIC];
+    /* A block sends a step of each loop of its group before it receives the
+     * next step of the first: around a ring, each connector then holds
+     * `interleave` slots in flight, and a block's next send needs one more
+     * free.  As many loops as slots wait for each other all around the ring
+     * (chaos tests found it). */
+    k->interleave = v[K_INTERLEAVE] ? (int)v[K_INTERLEAVE] : k->slots > 2 ? 2 : 1;
+    if (k->interleave >= k->slots)
+        return pccl_err(NULL, pcclInvalidArgument, "PCCL_INTERLEAVE=%d: must be below PCCL_SLOTS=%d", k->interleave,
+                        k->slots);
+    c->relaunch_ns = v[K_RELAUNCH_US] * 1000;
+    c->arena_bytes = (size_t)v[K_ARENA];
+    c->chunk_bytes = v[K_CHUNK];
+    return pcclSuccess;
+}
+
+/* The knobs that shape the rings: how a collective is cut into loops and
+ * groups, on which blocks, through how many slots, by which backend.  Ranks
+ * that differ in one would not agree on what travels where (a hang or wrong
+ * data), so a communicator whose ranks differ is refused at init. */
+static const char *const shape_knobs[PCCL_SHAPE_N] = {"PCCL_BACKEND", "PCCL_BLOCKS",     "PCCL_THREADS",
+                                                      "PCCL_CHUNK_BYTES", "PCCL_SLOTS", "PCCL_INTERLEAVE",
+                                                      "PCCL_DYNAMIC"};
+
+void pccl_ring_shape(const pcclComm_t c, int64_t s[PCCL_SHAPE_N])
+{
+    const pccl_knobs *k = &c->G.k;
+    const int64_t v[PCCL_SHAPE_N] = {c->be == &pccl_host_backend, k->blocks, k->threads, c->chunk_bytes,
+                                     k->slots, k->interleave, k->dynamic};
+    memcpy(s, v, sizeof v);
+}
+
+static const char *shape_value(int knob, int64_t v, char *buf, size_t n)
+{
+    if (knob == 0) return v ? "host" : "gpu";
+    snprintf(buf, n, "%lld", (long long)v);
+    return buf;
+}
+
+/* Every rank checks all ranks against rank 0, so that all of them fail
+ * alike and none is left waiting for peers that gave up. */
+pcclResult_t pccl_shapes_agree(int nranks, const int64_t *const *shape)
+{
+    for (int r = 1; r < nranks; r++)
+        for (int i = 0; i < PCCL_SHAPE_N; i++)
+            if (shape[r][i] != shape[0][i]) {
+                char a[24], b[24];
+                return pccl_err(NULL, pcclInvalidArgument,
+                                "pcclCommInitRank: %s is %s on rank 0 and %s on rank %d: the knobs that shape "
+                                "the rings (lib/README.md) must be the same on every rank",
+                                shape_knobs[i], shape_value(i, shape[0][i], a, sizeof a),
+                                shape_value(i, shape[r][i], b, sizeof b), r);
+            }
+    return pcclSuccess;
+}

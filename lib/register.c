@@ -1,0 +1,150 @@
+/* Registration: a collective's static context (type, count, chunk, groups,
+ * blocks, program) and its rings in the connector arena. */
+#include <string.h>
+
+#include "internal.h"
+
+/* See reg(): per 512 daemon threads (a block of PCCL_THREADS counts as
+ * PCCL_THREADS / 512 of one), the bytes a collective needs to take one more
+ * block, and the smallest chunk that interleaving may shrink it to. */
+#ifndef PCCL_BYTES_PER_BLOCK /* overridable for tuning runs: make CC="cc -DPCCL_BYTES_PER_BLOCK=..." */
+#define PCCL_BYTES_PER_BLOCK (512u << 10)
+#endif
+#ifndef PCCL_MIN_ILV_CHUNK
+#define PCCL_MIN_ILV_CHUNK (64u << 10)
+#endif
+
+/* ---- registration ----------------------------------------------------------- */
+
+static const char *coll_name[] = {"pcclRegisterAllReduce", "pcclRegisterAllGather", "pcclRegisterReduceScatter",
+                                  "pcclRegisterReduce", "pcclRegisterBroadcast"};
+
+static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt, pcclRedOp_t op, int root,
+                        int prio, int *id)
+{
+    const char *fn = coll_name[type];
+    CHECK_COMM(c, fn);
+    if (!id) return pccl_err(c, pcclInvalidArgument, "%s: collId is NULL", fn);
+    if ((int)dt < 0 || dt >= pcclNumTypes)
+        return pccl_err(c, pcclInvalidArgument, "%s: datatype %d unknown", fn, (int)dt);
+    if ((int)op < 0 || op >= pcclNumOps) return pccl_err(c, pcclInvalidArgument, "%s: op %d unknown", fn, (int)op);
+    if (root < 0 || root >= c->nranks)
+        return pccl_err(c, pcclInvalidArgument, "%s: root %d not in [0, %d)", fn, root, c->nranks);
+    int es = pccl_type_size(dt);
+    if (count > ((size_t)1 << 40) / (size_t)es / (size_t)c->nranks)
+        return pccl_err(c, pcclInvalidArgument, "%s: count %zu too large", fn, count);
+
+    pccl_coll d;
+    memset(&d, 0, sizeof d);
+    d.type = (uint8_t)type;
+    d.dtype = (uint8_t)dt;
+    d.op = (uint8_t)op;
+    d.esize = (uint8_t)es;
+    d.nranks = (uint8_t)c->nranks;
+    d.rank = (uint8_t)c->rank;
+    d.root = (uint8_t)root;
+    d.priority = prio;
+    d.count = count;
+    /* Chunk: the knob, shrunk for small collectives so that their loops
+     * cover about `blocks` blocks: one per PCCL_BYTES_PER_BLOCK per 512
+     * threads, and at least 4 x 512 threads' worth; the others never see
+     * it.  On 4 H200s, with blocks of 512 threads, one block per 512 KiB
+     * and chunks down to 64 KiB took all-reduce at 8 and 16 MiB from 0.87
+     * and 0.85 to 0.96 and 0.91 of NCCL's busbw, against one per 1 MiB and
+     * 128 KiB (results/perf-tune-4gpu, lb2_512 and bpbi_512).  Then
+     * shrunk to give each block `interleave` loops, whose steps it
+     * alternates (scheduler.h, pccl_advance), unless that takes the chunk
+     * below PCCL_MIN_ILV_CHUNK (per 512 threads): where latency rules,
+     * smaller steps cost a commit each.  The host backend's blocks count as
+     * 512 threads. */
+    uint64_t ce = (uint64_t)c->chunk_bytes / (uint64_t)es, blocks = (uint64_t)c->G.k.blocks;
+    uint64_t th = c->G.k.threads > 1 ? (uint64_t)c->G.k.threads : 512;
+    uint64_t bytes = (uint64_t)count * (uint64_t)es * (type == 1 || type == 2 ? (uint64_t)c->nranks : 1);
+    uint64_t want = bytes / (PCCL_BYTES_PER_BLOCK * th / 512), lo = (4 * 512 + th - 1) / th;
+    if (lo > blocks) lo = blocks;
+    if (want < lo) want = lo;
+    if (want < blocks) blocks = want;
+    uint64_t per = (count + blocks - 1) / blocks, ilv = (uint64_t)c->G.k.interleave;
+    if (type == 0) per = (per + c->nranks - 1) / (uint64_t)c->nranks;
+    if (per / ilv * (uint64_t)es >= PCCL_MIN_ILV_CHUNK * th / 512) per = (per + ilv - 1) / ilv;
+    per = (per + 15) & ~(uint64_t)15;
+    if (ce > per) ce = per;
+    ce &= ~(uint64_t)15;
+    if (ce < 16) ce = 16;
+    /* Balance: loops are dealt round robin, so 32 loops on 24 blocks take
+     * two loops' time where 1.33 would do.  Shrink the chunk until the loops
+     * are a multiple of the blocks (every block then has as many). */
+    uint64_t lspan = type == 0 ? (uint64_t)c->nranks : 1, loops = (count + ce * lspan - 1) / (ce * lspan);
+    if (loops > blocks && loops % blocks) {
+        loops = (loops + blocks - 1) / blocks * blocks;
+        ce = (count + loops * lspan - 1) / (loops * lspan);
+        ce = (ce + 15) & ~(uint64_t)15;
+    }
+    d.chunk_elems = ce;
+    /* Groups: up to `interleave` loops, as many as every block has (1 where
+     * the loops do not outnumber the blocks).  With large chunks, as many
+     * as leave every block two groups: groups past the first per block are
+     * claimed at run time (dynamic), which evens out fast and slow
+     * multiprocessors, and a large step hides its commit anyway.  On 4
+     * H200s all-reduce busbw at 64 and 128 MiB went from 0.96 to 1.01 of
+     * NCCL's, and fell from 0.95 to 0.86 at 32 MiB (64 KiB chunks) where
+     * applied there too (results/README.md). */
+    uint64_t kb = (uint64_t)c->G.k.blocks, nl = pccl_total_loops(&d), per_grp = kb;
+    if (ce * (uint64_t)es >= 2 * PCCL_MIN_ILV_CHUNK * th / 512 && c->G.k.dynamic) per_grp = 2 * kb;
+    uint64_t gl = nl > per_grp ? nl / per_grp : 1;
+    d.ilv = (uint32_t)(gl < ilv ? gl : ilv);
+    d.ngroups = pccl_groups(&d);
+    d.used = pccl_used_blocks(&d, c->G.k.blocks);
+    d.dyn = c->G.k.dynamic && d.ngroups > d.used;
+    pccl_build_program(&d);
+
+    pthread_mutex_lock(&c->mu);
+    pcclResult_t r = pcclSuccess;
+    size_t need = pccl_conn_stride(&d, c->G.k.slots) * (size_t)d.used;
+    if (c->ncolls >= c->G.k.max_colls)
+        r = pccl_err(c, pcclInvalidUsage, "%s: %d collectives registered already (PCCL_MAX_COLLS)", fn, c->ncolls);
+    else if (c->arena_used + need > c->arena_bytes)
+        r = pccl_err(c, pcclInvalidUsage,
+                     "%s: connector arena full: %zu of %zu bytes used, %zu needed (PCCL_ARENA_BYTES)", fn,
+                     c->arena_used, c->arena_bytes, need);
+    if (!r) {
+        int i = c->ncolls;
+        d.conn_off = c->arena_used;
+        r = c->be->upload(c, &c->G.colls[i], &d, sizeof d);
+        if (!r) {
+            pccl_hcoll *h = &c->colls[i];
+            memset(h, 0, sizeof *h);
+            h->dev = d;
+            size_t b = count * (size_t)es;
+            h->in_bytes = type == 2 ? b * c->nranks : b;
+            h->out_bytes = type == 1 ? b * c->nranks : b;
+            c->arena_used += need;
+            c->ncolls++;
+            *id = i;
+        }
+    }
+    pthread_mutex_unlock(&c->mu);
+    return r;
+}
+
+pcclResult_t pcclRegisterAllReduce(pcclComm_t c, size_t n, pcclDataType_t t, pcclRedOp_t op, int p, int *id)
+{
+    return reg(c, pcclCollAllReduce, n, t, op, 0, p, id);
+}
+pcclResult_t pcclRegisterAllGather(pcclComm_t c, size_t n, pcclDataType_t t, int p, int *id)
+{
+    return reg(c, pcclCollAllGather, n, t, pcclSum, 0, p, id);
+}
+pcclResult_t pcclRegisterReduceScatter(pcclComm_t c, size_t n, pcclDataType_t t, pcclRedOp_t op, int p, int *id)
+{
+    return reg(c, pcclCollReduceScatter, n, t, op, 0, p, id);
+}
+pcclResult_t pcclRegisterReduce(pcclComm_t c, size_t n, pcclDataType_t t, pcclRedOp_t op, int root, int p, int *id)
+{
+    return reg(c, pcclCollReduce, n, t, op, root, p, id);
+}
+pcclResult_t pcclRegisterBroadcast(pcclComm_t c, size_t n, pcclDataType_t t, int root, int p, int *id)
+{
+    return reg(c, pcclCollBroadcast, n, t, pcclSum, root, p, id);
+}
+

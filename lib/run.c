@@ -1,0 +1,119 @@
+/* Invocation and completion, the host half of the SQ/CQ protocol: pcclRun
+ * writes the buffers, then the SQ entry (release); waits sleep on the
+ * communicator until the poller (poller.c) finished the invocation. */
+#include <string.h>
+
+#include "internal.h"
+
+static int coll_id_ok(pcclComm_t c, int id) { return id >= 0 && id < c->ncolls; }
+
+pcclResult_t pcclRun(pcclComm_t c, int id, const void *sendbuff, void *recvbuff, pcclCallback_t cb, void *arg)
+{
+    CHECK_COMM(c, "pcclRun");
+    pthread_mutex_lock(&c->mu);
+    pcclResult_t r = pcclSuccess;
+    if (c->aborted) r = pccl_err(c, pcclInvalidUsage, "pcclRun: communicator aborted");
+    else if (!coll_id_ok(c, id))
+        r = pccl_err(c, pcclInvalidArgument, "pcclRun: collId %d not registered (have %d)", id, c->ncolls);
+    if (r) { pthread_mutex_unlock(&c->mu); return r; }
+    pccl_hcoll *h = &c->colls[id];
+    int type = h->dev.type, root = h->dev.root;
+    int needs_in = !(type == pcclCollBroadcast && c->rank != root);
+    int needs_out = !(type == pcclCollReduce && c->rank != root);
+    if (h->inflight)
+        r = pccl_err(c, pcclInvalidUsage, "pcclRun: collId %d is still in flight (wait for it first)", id);
+    else if (c->outstanding >= (uint64_t)c->G.k.depth)
+        r = pccl_err(c, pcclInvalidUsage, "pcclRun: %d invocations in flight already (PCCL_QUEUE_DEPTH)",
+                     c->G.k.depth);
+    else if (needs_in)
+        r = c->be->check_buf(c, sendbuff, h->in_bytes, "sendbuff");
+    if (!r && needs_out) r = c->be->check_buf(c, recvbuff, h->out_bytes, "recvbuff");
+    if (r) { pthread_mutex_unlock(&c->mu); return r; }
+    /* Callback and buffers first, the SQ entries last (release): a daemon
+     * that sees the entry sees everything, and a completion finds its
+     * callback. */
+    h->inflight = 1;
+    h->cb = cb;
+    h->cb_arg = arg;
+    c->G.args[id].sendbuf = sendbuff;
+    c->G.args[id].recvbuf = recvbuff;
+    /* Block 0 hands it on to the other blocks that take part (core.h, "SQ"). */
+    uint64_t t = c->sq_tail++;
+    pccl_st_rel(&c->G.sq[t % (uint64_t)c->G.k.depth], (((t + 1) & 0xffffffffull) << 32) | (uint32_t)id);
+    c->submitted++;
+    c->outstanding++;
+    pthread_cond_signal(&c->poll_cv); /* a sleeping poller watches from now on */
+    /* Seen running by the poller a moment ago: no stream query (driver time
+     * on every call).  Should it have quit since, the poller relaunches it
+     * within POLL_QUERY_NS, as it does any daemon that quits with a request
+     * newer than its launch. */
+    int fresh = c->was_running && pccl_now_ns() - c->running_seen_ns < 2 * POLL_QUERY_NS;
+    if (!fresh && !c->be->running(c)) r = pccl_launch_locked(c);
+    pthread_mutex_unlock(&c->mu);
+    return r;
+}
+
+pcclResult_t pcclTest(pcclComm_t c, int id, int *done)
+{
+    CHECK_COMM(c, "pcclTest");
+    if (!done) return pccl_err(c, pcclInvalidArgument, "pcclTest: done is NULL");
+    pthread_mutex_lock(&c->mu);
+    pcclResult_t r = pcclSuccess;
+    if (!coll_id_ok(c, id)) r = pccl_err(c, pcclInvalidArgument, "pcclTest: collId %d not registered", id);
+    else {
+        *done = !c->colls[id].inflight && !c->colls[id].in_callback;
+        if (*done) r = c->colls[id].status;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return r;
+}
+
+pcclResult_t pcclWait(pcclComm_t c, int id)
+{
+    CHECK_COMM(c, "pcclWait");
+    pthread_mutex_lock(&c->mu);
+    if (!coll_id_ok(c, id)) {
+        pthread_mutex_unlock(&c->mu);
+        return pccl_err(c, pcclInvalidArgument, "pcclWait: collId %d not registered", id);
+    }
+    while (c->colls[id].inflight || c->colls[id].in_callback) pthread_cond_wait(&c->cv, &c->mu);
+    pcclResult_t r = c->colls[id].status;
+    pthread_mutex_unlock(&c->mu);
+    return r;
+}
+
+void pccl_wait_all_locked(pcclComm_t c)
+{
+    while (c->outstanding || c->callbacks) pthread_cond_wait(&c->cv, &c->mu);
+}
+
+pcclResult_t pcclWaitAll(pcclComm_t c)
+{
+    CHECK_COMM(c, "pcclWaitAll");
+    pthread_mutex_lock(&c->mu);
+    pccl_wait_all_locked(c);
+    pcclResult_t r = c->aborted ? pcclRemoteError : pcclSuccess;
+    pthread_mutex_unlock(&c->mu);
+    return r;
+}
+
+pcclResult_t pcclDeviceSynchronize(pcclComm_t c)
+{
+    CHECK_COMM(c, "pcclDeviceSynchronize");
+    return c->be->devsync(c);
+}
+
+pcclResult_t pcclMemAlloc(pcclComm_t c, void **p, size_t bytes)
+{
+    CHECK_COMM(c, "pcclMemAlloc");
+    if (!p) return pccl_err(c, pcclInvalidArgument, "pcclMemAlloc: ptr is NULL");
+    if (!bytes) return pccl_err(c, pcclInvalidArgument, "pcclMemAlloc: size is 0");
+    return c->be->mem_alloc(c, p, bytes);
+}
+
+pcclResult_t pcclMemFree(pcclComm_t c, void *p)
+{
+    CHECK_COMM(c, "pcclMemFree");
+    return p ? c->be->mem_free(c, p) : pcclSuccess;
+}
+
