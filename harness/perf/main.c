@@ -107,7 +107,7 @@ int main(int argc, char **argv)
     int files = perf_report_files(&T);
     int status = T.wrong_total ? PERF_EXIT_WRONG : files ? PERF_EXIT_ERROR : PERF_EXIT_OK;
     printf("RESULT pccl-perf ranks=%d outcome=%s rows=%d wrong=%lld unchecked=%d seconds=%.1f\n", T.nranks,
-           T.wrong_total ? "WRONG" : files ? "ERROR" : "OK", T.nrows + T.nirows, T.wrong_total, T.unchecked,
+           T.wrong_total ? "WRONG" : files ? "ERROR" : "OK", T.nrows + T.nirows + T.norows, T.wrong_total, T.unchecked,
            perf_now() - perf_t_start);
     return status;
 }
