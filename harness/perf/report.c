@@ -80,11 +80,15 @@ void perf_report_header(perf_team *T)
     if (o->iter_bytes)
         printf("# iterations per size: about %zu bytes / size, between --min-iters %d and -n %d\n", o->iter_bytes,
                o->min_iters, o->iters);
-    printf("# libraries: %s; timing:%s%s (pccl b2b: %d invocations in flight, each issued by the completion "
-           "callback of the one before; NCCL: nccl-tests' one thread per %d GPUs, blocking communicators)\n",
-           libs_line(T, libs, sizeof libs), o->timings & 1u << PERF_TIMING_B2B ? " b2b (back to back)" : "",
-           o->timings & 1u << PERF_TIMING_RT ? " rt (round trip: each iteration waited for)" : "", o->pccl_depth,
-           o->ngpus);
+    printf("# libraries: %s; timing:%s%s\n", libs_line(T, libs, sizeof libs),
+           o->timings & 1u << PERF_TIMING_B2B ? " b2b (back to back)" : "",
+           o->timings & 1u << PERF_TIMING_RT ? " rt (round trip: each iteration waited for)" : "");
+    if (o->libs & 1u << PERF_LIB_PCCL)
+        printf("# pccl b2b: %d invocations in flight (copies of each size), each issued by the completion callback "
+               "of the one before\n", o->pccl_depth);
+    if (o->libs & 1u << PERF_LIB_NCCL)
+        printf("# NCCL as nccl-tests runs it: blocking communicators, %s\n",
+               perf_nccl_grouped(o) ? "one thread per -g GPUs issuing them in a group" : "one thread per rank");
     if (o->interfere)
         printf("# --interfere %s --interfere-n %ld --interfere-k %s (one collective, one size: -b)\n",
                o->interfere == PERF_KERNEL_GEMM ? "gemm" : "stream", o->interfere_n,
