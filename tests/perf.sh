@@ -255,5 +255,10 @@ if expect "scripts/perf --host --interfere-only (stand-in)" 0 "" -- env PCCL_PER
   check "commands.txt holds the interfere runs" grep -q "pccl-perf -g 2 --interfere stream .*--csv $tmp/spi/interfere-stream.csv.*# exit 0" "$tmp/spi/commands.txt"
 fi
 expect "scripts/perf bad --gpus" 2 "--gpus x: expected a number" -- scripts/perf --gpus x
+expect "scripts/perf --help" 0 "--overlap-blocks LIST" -- scripts/perf --help
+check "scripts/perf --help: comments only" test "$(scripts/perf --help | grep -vc '^#')" = 0
+expect "scripts/perf bad --overlap-blocks" 2 "--overlap-blocks 4,x: expected a list of block counts" -- scripts/perf --overlap-blocks 4,x
+expect "scripts/perf --nccl-tests with --host" 2 "--nccl-tests: not with --host" -- scripts/perf --host --nccl-tests "$tmp"
+expect "scripts/perf-vs-nccl-tests --help" 0 "--compare DIR" -- scripts/perf-vs-nccl-tests --help
 
 finish
