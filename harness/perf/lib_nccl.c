@@ -93,21 +93,20 @@ static int n_setup(perf_team *T)
     return 0;
 }
 
+/* As nccl-tests ends: ncclCommDestroy on each communicator in turn, from
+ * one thread (a blocking ncclCommFinalize per communicator in turn could
+ * wait for peers that this thread has not reached yet). */
 static void n_teardown(perf_team *T)
 {
     perf_wd_arm();
     for (int k = 0; k < T->nranks; k++) {
         abortable[k] = NULL;
         cudaSetDevice(T->rank[k].dev);
-        ncclResult_t r = ncclCommFinalize(ranks[k].comm); /* blocking: returns flushed */
-        if (r != ncclSuccess) nccl_die(k, "ncclCommFinalize", r, ranks[k].comm);
-    }
-    perf_wd_disarm();
-    for (int k = 0; k < T->nranks; k++) {
-        ncclCommDestroy(ranks[k].comm);
-        cudaSetDevice(T->rank[k].dev);
+        ncclResult_t r = ncclCommDestroy(ranks[k].comm);
+        if (r != ncclSuccess) nccl_die(k, "ncclCommDestroy", r, NULL);
         cudaStreamDestroy(ranks[k].stream);
     }
+    perf_wd_disarm();
 }
 
 static int n_test_begin(perf_rank *R, const perf_case *cases, int ncases) { return 0; }
