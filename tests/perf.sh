@@ -31,7 +31,16 @@ expect "too many ranks"            2 "-t x -g: more than 64 ranks"   -- "$perf" 
 expect "unsupported nccl-tests -m" 2 "-m 2: nccl-tests flag not supported" -- "$perf" -m 2
 expect "unsupported -F"            2 "-F x: not supported: use --csv" -- "$perf" -F x
 expect "no NCCL in the host build" 2 "--lib nccl,pccl: this build of pccl-perf has no NCCL" -- "$perf" --lib nccl,pccl
-expect "-z 1 with chain"           2 "--pccl-mode chain: -z 1 waits" -- "$perf" -z 1 --pccl-mode chain
+expect "-z 1 with --timing b2b"    2 "--timing b2b: -z 1 waits for every iteration" -- "$perf" -z 1 --timing b2b
+expect "--pccl-mode is gone"       2 "--pccl-mode chain: replaced by --timing" -- "$perf" --pccl-mode chain
+expect "--timing: unknown mode"    2 "--timing fast: unknown name 'fast' \(expected b2b, rt or all\)" -- "$perf" --timing fast
+expect "--timing: empty list"      2 "--timing ,: empty list" -- "$perf" --timing ,
+expect "--pccl-depth 0"            2 "--pccl-depth 0: expected an integer in \[1, 16\]" -- "$perf" --pccl-depth 0
+expect "--pccl-depth 17"           2 "--pccl-depth 17: expected an integer in \[1, 16\]" -- "$perf" --pccl-depth 17
+expect "--overlap without --interfere" 2 "--overlap: only with --interfere" -- "$perf" --overlap
+expect "--overlap-colls without --overlap" 2 "--overlap-colls: only with --overlap" -- "$perf" --interfere gemm --overlap-colls 5
+expect "--overlap-colls 0"         2 "--overlap-colls 0: expected an integer" -- "$perf" --interfere gemm --overlap --overlap-colls 0
+expect "--overlap with -z 1"       2 "--overlap: runs its collectives back to back" -- "$perf" --interfere gemm --overlap -z 1
 expect "--delay-rank alone"        2 "--delay-rank: only with --delay-us" -- "$perf" --delay-rank 0
 expect "unwritable --csv"          2 "--csv $tmp/no/such/dir/x.csv: cannot write" -- "$perf" --csv "$tmp/no/such/dir/x.csv"
 expect "extra argument"            2 "stray: unexpected argument"    -- "$perf" stray
@@ -59,7 +68,8 @@ if expect "sweep, checked, exit 0" 0 "outcome=OK" -- "$perf" -g 3 "${small[@]}" 
   cp "$tmp/out" "$tmp/s.txt"
   # all_gather and reduce_scatter skip 4 B (1 float < 3 ranks): 8+7+7+8+8 sizes
   check "sweep: 38 sizes x 1 library" test "$(rows "$tmp/s.txt" | wc -l)" = 38
-  check "sweep: every #wrong is 0" awk '/^ +[0-9]+ / { n++; if ($10 != "0" || $14 != "0") bad++ } END { exit !(n == 38 && !bad) }' "$tmp/s.txt"
+  check "sweep: every #wrong is 0" awk '/^ +[0-9]+ / { n++; if ($11 != "0" || $15 != "0") bad++ } END { exit !(n == 38 && !bad) }' "$tmp/s.txt"
+  check "sweep: every row is b2b (the default timing)" awk '/^ +[0-9]+ / { n++; if ($7 != "b2b") bad++ } END { exit !(n == 38 && !bad) }' "$tmp/s.txt"
   check "sweep: all five tables" test "$(grep -cE '^# (all_reduce|all_gather|reduce_scatter|reduce|broadcast): float' "$tmp/s.txt")" = 5
   check "csv: header + 76 rows (2 placements)" test "$(wc -l < "$tmp/s.csv")" = 77
   check "csv: wrong is 0 in every row" awk -F, 'NR > 1 { n++; if ($16 != "0") bad++ } END { exit !(n == 76 && !bad) }' "$tmp/s.csv"
@@ -82,20 +92,34 @@ expect "all_gather, reduce_scatter, broadcast, every root (${asan:+ASan, }checke
 
 # ---- wrong data is reported, and exits 4 ---------------------------------------------
 if expect "planted wrong element: exit 4" 4 "outcome=WRONG" -- env PCCL_PERF_TEST_CORRUPT=pccl "$perf" -g 2 -b 1K -e 1K --coll all_reduce,reduce -d int32,half -n 2 -w 0 --csv "$tmp/w.csv"; then
-  check "planted: #wrong 1 out of place, 0 in place" awk '/^ +[0-9]+ / { n++; if ($10 != "1" || $14 != "0") bad++ } END { exit !(n == 4 && !bad) }' "$tmp/out"
+  check "planted: #wrong 1 out of place, 0 in place" awk '/^ +[0-9]+ / { n++; if ($11 != "1" || $15 != "0") bad++ } END { exit !(n == 4 && !bad) }' "$tmp/out"
   check "planted: the mismatch is described" grep -q "wrong data (pccl, out of place): allreduce int32 sum count=256 nranks=2, rank 0: element 0" "$tmp/err"
   check "planted: csv rows say 1 and 0" test "$(awk -F, 'NR > 1 { printf "%s%s ", $5, $16 }' "$tmp/w.csv")" = "out1 in0 out1 in0 out1 in0 out1 in0 "
 fi
 
 # ---- no check, check limit ---------------------------------------------------------------
-expect "-c 0: #wrong N/A" 0 "1024 +256 +float +sum +-1 +pccl +[0-9.]+ +[0-9.]+ +[0-9.]+ +N/A" -- \
+expect "-c 0: #wrong N/A" 0 "1024 +256 +float +sum +-1 +pccl +b2b +[0-9.]+ +[0-9.]+ +[0-9.]+ +N/A" -- \
   "$perf" -g 2 -b 1K -e 1K --coll all_reduce -c 0 -n 2 -w 0
 expect "--check-max: larger sizes N/A" 0 "Not checked +: 1 sizes" -- \
   "$perf" -g 2 -b 1K -e 2K -f 2 --coll broadcast --check-max 1K -n 2 -w 0
 
 # ---- timing modes ----------------------------------------------------------------------------
 expect "-z 1 (blocking, barrier per iteration)" 0 "outcome=OK" -- "$perf" -g 2 -b 64 -e 4K -f 8 -z 1 -n 3 -w 1 --coll all_reduce,all_gather
-expect "--pccl-mode wait" 0 "pccl iterations: wait" -- "$perf" -g 2 -b 64 -e 4K -f 8 --pccl-mode wait -n 3 -w 1 --coll reduce_scatter
+# both timings: a row each, named; one check per library and placement, shown on both, counted once
+if expect "--timing all" 0 "outcome=OK rows=12 wrong=0" -- env PCCL_PERF_TEST_CORRUPT=none "$perf" -g 2 -b 64 -e 4K -f 8 --timing all -n 3 -w 1 --coll reduce_scatter --csv "$tmp/t.csv"; then
+  check "--timing all: b2b then rt rows per size" test "$(awk '/^ +[0-9]+ / { printf "%s%s ", $1, $7 }' "$tmp/out")" = "64b2b 64rt 512b2b 512rt 4096b2b 4096rt "
+  check "--timing all: csv timing column" test "$(awk -F, 'NR == 1 { print $22 } NR > 1 && $5 == "out" { printf "%s ", $22 }' "$tmp/t.csv" | tr '\n' ' ')" = "timing b2b rt b2b rt b2b rt "
+  check "--timing all: summary per timing" grep -q "Avg bus bandwidth    : .* GB/s (pccl, rt, mean of 6 rows)" "$tmp/out"
+fi
+if expect "--timing all, planted wrong element: counted once" 4 "outcome=WRONG rows=4 wrong=1 " -- env PCCL_PERF_TEST_CORRUPT=pccl "$perf" -g 2 -b 1K -e 1K --timing all -n 2 -w 0 --coll all_reduce; then
+  check "planted, both timings: #wrong 1 on both rows" awk '/^ +[0-9]+ / { n++; if ($11 != "1") bad++ } END { exit !(n == 2 && !bad) }' "$tmp/out"
+fi
+# b2b keeps --pccl-depth invocations in flight, cycling over registered copies; every depth
+# runs, 3 ranks, iterations not a multiple of the depth
+for d in 1 3 16; do
+  expect "--pccl-depth $d: b2b, checked" 0 "outcome=OK rows=4 wrong=0" -- "$perf" -g 3 -b 1K -e 64K -f 64 --pccl-depth $d -n 7 -w 2 --coll all_reduce
+done
+expect "--timing rt: pcclRun, pcclWait" 0 "timing: rt \(round trip" -- "$perf" -g 2 -b 64 -e 4K -f 8 --timing rt -n 3 -w 1 --coll reduce_scatter
 expect "--iter-bytes: fewer iterations for large sizes" 0 "outcome=OK" -- \
   "$perf" -g 2 -b 1K -e 16K -f 4 -n 8 -w 4 --iter-bytes 8K --min-iters 2 --coll all_reduce --csv "$tmp/i.csv"
 # 8K/1K = 8 iterations, 8K/4K = 2, 8K/16K < 2: --min-iters 2; warm-up ceil(4 x n / 8)
@@ -154,10 +178,63 @@ expect "--interfere: one rank, no pccl-stuck" 0 "pccl-stuck: skipped" -- \
 expect "--interfere: planted wrong element: exit 4" 4 "outcome=WRONG" -- \
   env PCCL_PERF_TEST_CORRUPT=pccl "${hc[@]}" "$perf" -g 2 --interfere gemm --interfere-n 128 --interfere-k 2 -b 4K
 check "--interfere: the mismatch is described" grep -q "wrong data (pccl): allreduce float32" "$tmp/err"
+# --overlap: the same K launches and M collectives, alone and at once (stand-in: figures meaningless)
+if expect "--overlap (stand-in): rows, checked" 0 "outcome=OK rows=3 wrong=0" -- \
+  "${hc[@]}" "$perf" -g 2 --interfere gemm --interfere-n 128 --interfere-k 3 --overlap --overlap-colls 40 -b 4K -w 1 --csv "$tmp/ov.csv"; then
+  check "--overlap: rows alone, pccl-alone, pccl+kernel" test "$(awk '/^  [a-z+-]+ +(-|pccl) / { printf "%s ", $1 }' "$tmp/out")" = "alone pccl-alone pccl+kernel "
+  # CSV: 5 scenario, 13 colls, 14 compute_ms, 15 colls_ms, 16 makespan, 19 vs_serial, 20 vs_ideal
+  check "--overlap: 40 collectives, makespan >= each part, vs_serial = makespan / (compute + colls)" awk -F, '
+    $5 == "alone" { a = $16 } $5 == "pccl-alone" { c = $16; if ($13 != 40) bad++ }
+    $5 == "pccl+kernel" { n++; if ($13 != 40 || $16 < $15 || $16 < $14 * 0.999 || ($19 - $16 / (a + c)) ^ 2 > 1e-6 || ($20 - $16 / (a > c ? a : c)) ^ 2 > 1e-6) bad++ }
+    END { exit !(n == 1 && !bad) }' "$tmp/ov.csv"
+  check "--overlap: csv header" test "$(head -1 "$tmp/ov.csv" | cut -d, -f5,16,19)" = "scenario,makespan_ms,vs_serial"
+fi
+expect "--overlap (stand-in): M chosen from the library alone" 0 "outcome=OK rows=3" -- \
+  "${hc[@]}" "$perf" -g 1 --interfere stream --interfere-n 1 --interfere-k 2 --overlap -b 4K
 
 # ---- a rank that never shows up in time: the watchdog ----------------------------------------
 expect "timeout: exit 3, reported" 3 "TIMEOUT: no iteration completed" -- \
   "$perf" -g 2 -b 64 -e 64 --coll all_reduce --delay-us 4000000 -n 1 -w 0 --timeout 1
+
+# ---- scripts/perf-vs-nccl-tests: parser and table on captured outputs (tests/data/nccl-tests) ----
+nt=tests/data/nccl-tests vs=scripts/perf-vs-nccl-tests
+if expect "nccl-tests parser: captured all_reduce_perf" 0 "" -- $vs --parse $nt/nccl-tests-all_reduce-b2b.txt; then
+  check "parser: 28 rows (14 sizes x 2 placements)" test "$(wc -l < "$tmp/out")" = 28
+  check "parser: first and last rows" test "$(sed -n '1p;$p' "$tmp/out" | tr '\n' ' ')" = "out,8,8.13,0.00 in,536870912,5.14,0.00 "
+fi
+expect "parser: unreadable file" 2 "$tmp/none.txt: cannot read" -- $vs --parse "$tmp/none.txt"
+expect "parser: no rows" 2 "README.md: no nccl-tests rows" -- $vs --parse $nt/README.md
+{ sed -n 1,12p $nt/nccl-tests-all_reduce-b2b.txt; echo "          32             8     float     sum      -1     8.81    0.00    0.00"; } > "$tmp/cut.txt"
+expect "parser: a cut row names file and line" 2 "cut.txt:13: not an nccl-tests row \(8 fields\)" -- $vs --parse "$tmp/cut.txt"
+cp -r $nt "$tmp/vs"
+if expect "--compare: the table" 0 "agree: 32 of 56 rows" -- $vs --compare "$tmp/vs"; then
+  check "--compare: 56 rows, both timings" test "$(grep -cE '^  all_reduce +(b2b|rt) ' "$tmp/vs/vs-nccl-tests.txt")" = 56
+  check "--compare: 512 MiB b2b agrees (359.83 against 360.26)" grep -qE '^  all_reduce +b2b +out +536870912 +359.83 +360.26 +\+0.1 +yes +469.99 +0.77$' "$tmp/vs/vs-nccl-tests.txt"
+  check "--compare: 8 KiB b2b does not (7.40 against 8.74: 18%, 1.3 us)" grep -qE '^  all_reduce +b2b +out +8192 +7.40 +8.74 +\+18.1 +NO ' "$tmp/vs/vs-nccl-tests.txt"
+  check "--compare: within 1 us agrees (0.70 against 2.34 is not; 1.21 against 2.13 is)" test \
+    "$(awk -F, '$2 == "rt" && $3 == "in" && ($4 == 8 || $4 == 128) { printf "%s ", $8 }' "$tmp/vs/vs-nccl-tests.csv")" = "yes NO "
+  check "--compare: csv header + 56 rows" test "$(head -1 "$tmp/vs/vs-nccl-tests.csv"),$(wc -l < "$tmp/vs/vs-nccl-tests.csv")" = \
+    "coll,timing,placement,size,nccl_tests_us,pccl_perf_nccl_us,diff_pct,agree,pccl_us,nccl_tests_over_pccl,57"
+fi
+mkdir -p "$tmp/vs2" && cp $nt/nccl-tests-*.txt "$tmp/vs2/"
+expect "--compare: no perf.csv" 2 "--compare $tmp/vs2: no $tmp/vs2/perf.csv" -- $vs --compare "$tmp/vs2"
+cut -d, -f1-21 $nt/perf.csv > "$tmp/vs2/perf.csv"
+expect "--compare: a perf.csv without timings" 2 "perf.csv: not a pccl-perf CSV with a timing column" -- $vs --compare "$tmp/vs2"
+mkdir -p "$tmp/vs3" && cp $nt/perf.csv "$tmp/vs3/"
+expect "--compare: no nccl-tests outputs" 2 "no nccl-tests-<coll>-<b2b\|rt>.txt" -- $vs --compare "$tmp/vs3"
+expect "perf-vs-nccl-tests: bad --colls" 2 "unknown collective 'alltoall'" -- $vs --colls all_reduce,alltoall --nccl-tests $nt
+expect "perf-vs-nccl-tests: bad --gpus" 2 "--gpus 0: expected a number of GPUs" -- $vs --gpus 0
+expect "perf-vs-nccl-tests: no nccl-tests binaries" 2 "$tmp/nobin/all_reduce_perf not found" -- $vs --nccl-tests "$tmp/nobin" --colls all_reduce
+expect "perf-vs-nccl-tests: unknown argument" 2 "unknown argument '--bogus'" -- $vs --bogus
+# the run itself, with stand-ins that print the captured outputs: the commands, the files, the table
+mkdir -p "$tmp/fake"
+printf '#!/bin/sh\ncase " $* " in *" -z 1 "*) cat %s/nccl-tests-all_reduce-rt.txt ;; *) cat %s/nccl-tests-all_reduce-b2b.txt ;; esac\n' "$PWD/$nt" "$PWD/$nt" > "$tmp/fake/all_reduce_perf"
+printf '#!/bin/sh\nwhile [ $# -gt 0 ]; do [ "$1" = --csv ] && cp %s/perf.csv "$2"; shift; done\necho RESULT stand-in\n' "$PWD/$nt" > "$tmp/fake/pccl-perf"
+chmod +x "$tmp/fake/all_reduce_perf" "$tmp/fake/pccl-perf"
+if expect "perf-vs-nccl-tests: a run (stand-ins)" 0 "agree: 32 of 56 rows" -- $vs --gpus 1 --colls all_reduce --nccl-tests "$tmp/fake" --bin "$tmp/fake/pccl-perf" --out "$tmp/vsrun" -- --check-max 1M; then
+  check "run: nccl-tests b2b and rt, pccl-perf with --timing all and the extra flags" test "$(grep -c '# exit 0' "$tmp/vsrun/commands.txt"),$(grep -c 'all_reduce_perf -b 8 -e 1G -f 4 -g 1 -n 20 -w 5 -c 1 -z [01] ' "$tmp/vsrun/commands.txt"),$(grep -c 'pccl-perf --coll all_reduce -b 8 -e 1G -f 4 -g 1 -n 20 -w 5 -c 1 --timing all --csv .* --check-max 1M ' "$tmp/vsrun/commands.txt")" = "3,2,1"
+  check "run: every file" test "$(cd "$tmp/vsrun" && ls | tr '\n' ' ')" = "commands.txt nccl-tests-all_reduce-b2b.txt nccl-tests-all_reduce-rt.txt perf.csv perf.txt vs-nccl-tests.csv vs-nccl-tests.txt "
+fi
 
 # ---- scripts/perf with the host backend ------------------------------------------------------
 if expect "scripts/perf --host" 0 "" -- scripts/perf --host --bin "$perf" --gpus 2 --out "$tmp/sp" -- -b 8 -e 4K -f 8 -n 2 -w 1; then
@@ -174,9 +251,14 @@ fi
 if expect "scripts/perf --host --interfere-only (stand-in)" 0 "" -- env PCCL_PERF_TEST_HOST_COMPUTE=1 \
   scripts/perf --host --interfere-only --bin "$perf" --gpus 2 --out "$tmp/spi" -- --interfere-n 128 --interfere-k 2 -b 64K; then
   check "scripts/perf --interfere-only: four files and commands.txt, nothing else" test \
-    "$(cd "$tmp/spi" && ls | tr '\n' ' ')" = "commands.txt interfere-gemm.csv interfere-gemm.txt interfere-stream.csv interfere-stream.txt "
+    "$(cd "$tmp/spi" && ls | tr '\n' ' ')" = "commands.txt interfere-gemm.csv interfere-gemm.txt interfere-stream.csv interfere-stream.txt overlap-gemm.csv overlap-gemm.txt "
   check "commands.txt holds the interfere runs" grep -q "pccl-perf -g 2 --interfere stream .*--csv $tmp/spi/interfere-stream.csv.*# exit 0" "$tmp/spi/commands.txt"
 fi
 expect "scripts/perf bad --gpus" 2 "--gpus x: expected a number" -- scripts/perf --gpus x
+expect "scripts/perf --help" 0 "--overlap-blocks LIST" -- scripts/perf --help
+check "scripts/perf --help: comments only" test "$(scripts/perf --help | grep -vc '^#')" = 0
+expect "scripts/perf bad --overlap-blocks" 2 "--overlap-blocks 4,x: expected a list of block counts" -- scripts/perf --overlap-blocks 4,x
+expect "scripts/perf --nccl-tests with --host" 2 "--nccl-tests: not with --host" -- scripts/perf --host --nccl-tests "$tmp"
+expect "scripts/perf-vs-nccl-tests --help" 0 "--compare DIR" -- scripts/perf-vs-nccl-tests --help
 
 finish

@@ -51,6 +51,8 @@ typedef struct {
     perf_compute *c;
     long k;
     double ms;
+    double wall;    /* seconds from job_start to the last launch's end */
+    double t0;
     atomic_int done;
     pthread_t th;
     char err[256];
@@ -60,6 +62,7 @@ static void *job_main(void *arg)
 {
     compute_job *j = arg;
     j->ms = perf_compute_run(j->c, j->k, j->err, sizeof j->err);
+    j->wall = perf_now() - j->t0;
     atomic_store(&j->done, 1);
     return NULL;
 }
@@ -70,6 +73,7 @@ static void job_start(perf_rank *R, compute_job *j)
     j->k = R->T->interfere_k;
     j->ms = -1;
     j->err[0] = 0;
+    j->t0 = perf_now();
     atomic_store(&j->done, 0);
     if (pthread_create(&j->th, NULL, job_main, j))
         perf_fatal(PERF_EXIT_ERROR, "rank %d: cannot start the compute thread", R->rank);
@@ -210,7 +214,9 @@ static void baseline(perf_rank *R, const perf_case *k, int l)
     L->quiesce(R);
     perf_barrier(R);
     if (R->rank == 0) {
-        T->ifr_bw_alone[l] = loop_busbw(T, k, T->rank[0].iters, NULL);
+        double mean_s;
+        T->ifr_bw_alone[l] = loop_busbw(T, k, T->rank[0].iters, &mean_s);
+        T->ifr_coll_s[l] = mean_s / (double)T->rank[0].iters;
         long long w = tally(T, l == PERF_LIB_NCCL ? "nccl alone" : "pccl alone");
         if (w > 0) T->wrong_total += w;
     }
@@ -365,6 +371,121 @@ static void scenario_stuck(perf_rank *R, const perf_case *k)
     perf_barrier(R);
 }
 
+/* ---- --overlap: the same fixed work with each library ------------------------------ */
+
+/* Rank 0, after a barrier: the slowest rank's R->sec, in ms. */
+static double slowest_ms(const perf_team *T)
+{
+    double x = 0;
+    for (int r = 0; r < T->nranks; r++) x = fmax(x, T->rank[r].sec);
+    return x * 1e3;
+}
+
+static double mean_cms(const perf_team *T)
+{
+    double x = 0;
+    for (int r = 0; r < T->nranks; r++) x += T->rank[r].cms / T->nranks;
+    return x;
+}
+
+/* The compute alone (R->sec: its wall time; R->cms: its events); rank 0
+ * then chooses M, the same for both libraries. */
+static void overlap_alone(perf_rank *R, const perf_case *k)
+{
+    perf_team *T = R->T;
+    compute_job j;
+    perf_set_where(R->rank, "--overlap: compute kernel alone");
+    perf_barrier(R);
+    job_start(R, &j);
+    job_finish(R, &j);
+    R->sec = j.wall;
+    R->wrong = 0;
+    perf_barrier(R);
+    if (R->rank == 0) {
+        T->ovl_alone_ms = slowest_ms(T);
+        long m = T->o->overlap_colls;
+        int l = lib_on(T, PERF_LIB_NCCL) ? PERF_LIB_NCCL : PERF_LIB_PCCL;
+        if (!m) {
+            double want = ceil(T->ovl_alone_ms / 1e3 / fmax(T->ifr_coll_s[l], 1e-9));
+            m = want > (double)INTERFERE_MAX_K ? INTERFERE_MAX_K : want < 1 ? 1 : (long)want;
+        }
+        T->overlap_m = m;
+        perf_report_overlap_begin(T, k);
+        perf_orow x = {"alone", -1, -1, 0, mean_cms(T), NAN, T->ovl_alone_ms, 1, NAN, NAN, NAN, tally(T, "alone")};
+        perf_report_overlap(T, k, &x);
+    }
+    perf_barrier(R);
+}
+
+/* M collectives back to back (as the benchmark's b2b), with the K launches
+ * (with_compute) or alone; R->sec: the makespan, R->iters unused. */
+static void overlap_lib(perf_rank *R, const perf_case *k, int l, int with_compute)
+{
+    perf_team *T = R->T;
+    const perf_lib *L = perf_lib_get(l);
+    perf_set_where(R->rank, with_compute ? "--overlap: collectives with the compute kernel"
+                                         : "--overlap: collectives alone");
+    load_inputs(R, k);
+    L->quiesce(R);
+    pcclStats_t st = {0};
+    if (L->counters) L->counters(R, &st);
+    compute_job j;
+    perf_barrier(R);
+    double t0 = perf_now();
+    if (with_compute) job_start(R, &j);
+    L->run(R, k, 0, 0, (int)T->overlap_m);
+    double colls = perf_now() - t0;
+    R->cms = NAN;
+    R->sec = colls;
+    if (with_compute) {
+        job_finish(R, &j);
+        R->sec = fmax(colls, j.t0 + j.wall - t0);
+    }
+    verify(R, k, l);
+    L->quiesce(R);
+    double cs = colls;
+    perf_barrier(R);
+    double make = slowest_ms(T); /* every rank reads the makespans before any writes R->sec again */
+    perf_barrier(R);
+    R->sec = cs;
+    perf_barrier(R);
+    if (R->rank == 0) {
+        double cms = slowest_ms(T);
+        char name[64];
+        snprintf(name, sizeof name, "%s%s", L->name, with_compute ? "+kernel" : "-alone");
+        perf_orow x = {NULL, l, L->counters ? st.blocks : -1, T->overlap_m, with_compute ? mean_cms(T) : NAN, cms,
+                       make, NAN, NAN, NAN, NAN, tally(T, name)};
+        x.scenario = with_compute ? (l == PERF_LIB_NCCL ? "nccl+kernel" : "pccl+kernel")
+                                  : (l == PERF_LIB_NCCL ? "nccl-alone" : "pccl-alone");
+        if (!with_compute) T->ovl_colls_ms[l] = make;
+        double a = T->ovl_alone_ms, c = T->ovl_colls_ms[l];
+        x.vs_compute = make / a;
+        x.vs_colls = make / c;
+        if (with_compute) {
+            x.vs_serial = make / (a + c);
+            x.vs_ideal = make / fmax(a, c);
+        }
+        perf_report_overlap(T, k, &x);
+    }
+    perf_barrier(R);
+}
+
+/* --overlap: baselines (each library's time per collective, for M), the
+ * compute alone, then per library its M collectives alone and with the
+ * compute. */
+static void overlap_run(perf_rank *R, const perf_case *k)
+{
+    perf_team *T = R->T;
+    for (int l = 0; l < PERF_NLIBS; l++)
+        if (lib_on(T, l)) baseline(R, k, l);
+    overlap_alone(R, k);
+    for (int l = 0; l < PERF_NLIBS; l++)
+        if (lib_on(T, l)) {
+            overlap_lib(R, k, l, 0);
+            overlap_lib(R, k, l, 1);
+        }
+}
+
 void perf_interfere_run(perf_rank *R, const perf_case *k)
 {
     perf_team *T = R->T;
@@ -373,6 +494,13 @@ void perf_interfere_run(perf_rank *R, const perf_case *k)
         perf_set_where(R->rank, "making inputs and reference");
         perf_data_prepare(R, k, T->o->seed);
         perf_barrier(R);
+    }
+    if (T->o->overlap) {
+        overlap_run(R, k);
+        perf_barrier(R);
+        perf_compute_free(R->compute);
+        R->compute = NULL;
+        return;
     }
     for (int l = 0; l < PERF_NLIBS; l++)
         if (lib_on(T, l)) baseline(R, k, l);

@@ -1,19 +1,36 @@
 /* lib_nccl.c: NCCL behind perf_lib (GPU build; the host build gets a stub).
  *
- * One communicator per rank for the whole run, created by the main thread as
- * one clique (ncclCommInitRankConfig per rank inside a group), non-blocking
- * (ncclConfig_t.blocking = 0) so that a hang can be aborted: every call is
- * followed by polling ncclCommGetAsyncError until it is no longer
- * ncclInProgress, and streams are waited for by polling cudaStreamQuery, as
- * ../shared/spec/nccl-facts.md prescribes and tests/gpu/nccl_deadlock.c does.
- * main() sets NCCL_NVLS_ENABLE=0 before any NCCL call.
+ * NCCL is driven as nccl-tests 2.19.6 drives it (src/common.cu: startColl,
+ * completeColl, testStreamSynchronize), so that pccl-perf's NCCL figures are
+ * the ones users know:
+ *   - blocking communicators (the default config), one per rank for the whole
+ *     run, created by the main thread as one clique inside a group;
+ *   - one host thread drives the GPUs of a "thread group" as nccl-tests' -t T
+ *     -g G does: rank r belongs to thread r / G, whose first rank (the leader)
+ *     issues every iteration for all G ranks between ncclGroupStart and
+ *     ncclGroupEnd (G > 1), each on its rank's stream; the other rank threads
+ *     return at once (rank.c meets them in barriers around the work);
+ *   - completion: cudaStreamQuery on every stream of the group in a busy loop,
+ *     with ncclCommGetAsyncError for errors, no yield.
+ * Back to back (b2b) is n launches then one wait; round trip (rt) is rank.c
+ * calling run() once per iteration.
  *
- * Iterations are launched back to back on the rank's stream, then the stream
- * is waited for once: nccl-tests' BenchTime. */
+ * Abortability costs no time: nothing is polled after a launch.  A hang in a
+ * kernel leaves the leader in its stream poll, which checks perf_aborting()
+ * before touching a communicator; the watchdog (watchdog.c) calls
+ * ncclCommAbort on every communicator, one thread each (NCCL 2.28's nccl.h:
+ * "aborts any operations that might still be running on the device", for a
+ * blocking communicator as for a non-blocking one) and _exits, so a thread
+ * stuck inside an NCCL call is never waited for.
+ *
+ * --delay-us, --interfere and --split need every rank to issue its own
+ * iterations at its own time: there each rank thread launches on its own
+ * communicator (legal with blocking communicators: a communicator is used by
+ * one thread at a time).  main() sets NCCL_NVLS_ENABLE=0 before any NCCL
+ * call. */
 #include "perf.h"
 
 #ifdef PERF_HAVE_NCCL
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,8 +38,6 @@
 #include <nccl.h>
 
 #include "../calls.h"
-
-#define SETUP_LIMIT_S 120.0 /* communicator creation and teardown */
 
 typedef struct {
     ncclComm_t comm;
@@ -44,26 +59,6 @@ static void cuda_die(int rank, const char *call, cudaError_t e)
     perf_fatal(PERF_EXIT_ERROR, "rank %d: %s: %s (%s)", rank, call, cudaGetErrorName(e), cudaGetErrorString(e));
 }
 
-/* Waits until the last operation on a non-blocking communicator left
- * ncclInProgress (r: what the call returned).  limit > 0: seconds (setup). */
-static void settle(int rank, ncclComm_t comm, ncclResult_t r, const char *call, double limit)
-{
-    double t0 = limit > 0 ? perf_now() : 0;
-    for (;;) {
-        if (r != ncclSuccess && r != ncclInProgress) nccl_die(rank, call, r, comm);
-        ncclResult_t st = ncclInProgress;
-        ncclResult_t q = ncclCommGetAsyncError(comm, &st);
-        if (q != ncclSuccess) nccl_die(rank, "ncclCommGetAsyncError", q, comm);
-        if (st == ncclSuccess) return;
-        if (st != ncclInProgress) nccl_die(rank, call, st, comm);
-        if (perf_aborting()) perf_fatal(PERF_EXIT_ERROR, "rank %d: aborted", rank);
-        if (limit > 0 && perf_now() - t0 > limit)
-            perf_fatal(PERF_EXIT_ERROR, "rank %d: %s still in progress after %.0f s", rank, call, limit);
-        r = st;
-        sched_yield();
-    }
-}
-
 static int n_setup(perf_team *T)
 {
     ncclUniqueId id;
@@ -74,72 +69,105 @@ static int n_setup(perf_team *T)
         if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&ranks[k].stream, cudaStreamNonBlocking);
         if (e != cudaSuccess) cuda_die(k, "cudaStreamCreate", e);
     }
+    /* blocking: ncclGroupEnd returns with the clique made; a hang there is
+     * the watchdog's (armed, nothing in abortable yet: it exits 3) */
+    perf_set_where(0, "NCCL communicator creation");
+    perf_wd_arm();
     r = ncclGroupStart();
     if (r != ncclSuccess) nccl_die(0, "ncclGroupStart", r, NULL);
     for (int k = 0; k < T->nranks; k++) {
         ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
-        cfg.blocking = 0;
         cfg.commName = "pccl-perf";
         cudaSetDevice(T->rank[k].dev);
         r = ncclCommInitRankConfig(&ranks[k].comm, T->nranks, id, k, &cfg);
-        if (r != ncclSuccess && r != ncclInProgress) nccl_die(k, "ncclCommInitRankConfig", r, NULL);
+        if (r != ncclSuccess) nccl_die(k, "ncclCommInitRankConfig", r, NULL);
     }
-    r = ncclGroupEnd(); /* ncclInProgress is normal for non-blocking communicators */
-    if (r != ncclSuccess && r != ncclInProgress) nccl_die(0, "ncclGroupEnd (communicator creation)", r, NULL);
+    r = ncclGroupEnd();
+    if (r != ncclSuccess) nccl_die(0, "ncclGroupEnd (communicator creation)", r, NULL);
+    perf_wd_disarm();
+    perf_wd_progress();
     for (int k = 0; k < T->nranks; k++) {
-        settle(k, ranks[k].comm, ncclInProgress, "ncclCommInitRankConfig", SETUP_LIMIT_S);
         abortable[k] = ranks[k].comm;
         T->rank[k].nccl = &ranks[k];
     }
     return 0;
 }
 
+/* As nccl-tests ends: ncclCommDestroy on each communicator in turn, from
+ * one thread (a blocking ncclCommFinalize per communicator in turn could
+ * wait for peers that this thread has not reached yet). */
 static void n_teardown(perf_team *T)
 {
+    perf_wd_arm();
     for (int k = 0; k < T->nranks; k++) {
         abortable[k] = NULL;
-        ncclResult_t r = ncclCommFinalize(ranks[k].comm);
-        if (r != ncclSuccess && r != ncclInProgress) nccl_die(k, "ncclCommFinalize", r, ranks[k].comm);
-    }
-    for (int k = 0; k < T->nranks; k++) settle(k, ranks[k].comm, ncclInProgress, "ncclCommFinalize", SETUP_LIMIT_S);
-    for (int k = 0; k < T->nranks; k++) {
-        ncclCommDestroy(ranks[k].comm);
         cudaSetDevice(T->rank[k].dev);
+        ncclResult_t r = ncclCommDestroy(ranks[k].comm);
+        if (r != ncclSuccess) nccl_die(k, "ncclCommDestroy", r, NULL);
         cudaStreamDestroy(ranks[k].stream);
     }
+    perf_wd_disarm();
 }
 
 static int n_test_begin(perf_rank *R, const perf_case *cases, int ncases) { return 0; }
 static int n_test_end(perf_rank *R) { return 0; }
 
-static void launch(perf_rank *R, nccl_rank *N, const perf_case *k, int inplace, int iter)
+int perf_nccl_grouped(const perf_opts *o) { return !(o->ndelays || o->interfere || o->split); }
+int perf_nccl_leader(const perf_opts *o, int rank) { return perf_nccl_grouped(o) ? rank - rank % o->ngpus : rank; }
+
+/* One iteration on ranks [r0, r0 + n): nccl-tests' startColl. */
+static void launch(perf_team *T, const perf_case *k, int inplace, int iter, int r0, int n)
 {
-    void *s, *r;
-    perf_ptrs(k, R->rank, R->send, R->recv, R->T->alloc, inplace, iter, &s, &r);
-    const char *call;
-    ncclResult_t res = dr_nccl_call(&k->c, s, r, N->comm, N->stream, &call);
-    /* settle before the next call on this communicator (nccl-facts.md) */
-    settle(R->rank, N->comm, res, call, 0);
+    ncclResult_t res;
+    if (n > 1 && (res = ncclGroupStart()) != ncclSuccess) nccl_die(r0, "ncclGroupStart", res, NULL);
+    for (int x = r0; x < r0 + n; x++) {
+        void *s, *r;
+        perf_ptrs(k, x, T->rank[x].send, T->rank[x].recv, T->alloc, inplace, iter, &s, &r);
+        const char *call;
+        res = dr_nccl_call(&k->c, s, r, ranks[x].comm, ranks[x].stream, &call);
+        if (res != ncclSuccess) nccl_die(x, call, res, ranks[x].comm);
+    }
+    if (n > 1 && (res = ncclGroupEnd()) != ncclSuccess) nccl_die(r0, "ncclGroupEnd", res, NULL);
+}
+
+/* nccl-tests' testStreamSynchronize: every stream of the group, busy. */
+static void wait_streams(int r0, int n)
+{
+    unsigned long long done = 0, all = n >= 64 ? ~0ull : (1ull << n) - 1;
+    while (done != all) {
+        if (perf_aborting()) perf_fatal(PERF_EXIT_ERROR, "rank %d: aborted", r0);
+        for (int i = 0; i < n; i++) {
+            if (done >> i & 1) continue;
+            cudaError_t e = cudaStreamQuery(ranks[r0 + i].stream);
+            if (e == cudaSuccess) {
+                done |= 1ull << i;
+                continue;
+            }
+            if (e != cudaErrorNotReady) cuda_die(r0 + i, "cudaStreamQuery", e);
+            ncclResult_t st = ncclSuccess, q = ncclCommGetAsyncError(ranks[r0 + i].comm, &st);
+            if (q != ncclSuccess) nccl_die(r0 + i, "ncclCommGetAsyncError", q, ranks[r0 + i].comm);
+            if (st != ncclSuccess) nccl_die(r0 + i, "collective (asynchronous error)", st, ranks[r0 + i].comm);
+        }
+    }
 }
 
 static int n_run(perf_rank *R, const perf_case *k, int inplace, int iter0, int n)
 {
-    nccl_rank *N = R->nccl;
-    perf_wd_arm();
-    for (int i = 0; i < n; i++) launch(R, N, k, inplace, iter0 + i);
-    for (;;) {
-        cudaError_t e = cudaStreamQuery(N->stream);
-        if (e == cudaSuccess) break;
-        if (e != cudaErrorNotReady) cuda_die(R->rank, "cudaStreamQuery", e);
-        if (perf_aborting()) perf_fatal(PERF_EXIT_ERROR, "rank %d: aborted", R->rank);
-        sched_yield();
+    const perf_opts *o = R->T->o;
+    int r0 = R->rank, g = 1;
+    if (perf_nccl_grouped(o)) {
+        if (perf_nccl_leader(o, R->rank) != R->rank) return 0; /* the leader issues this rank's work */
+        g = o->ngpus;
     }
+    perf_wd_arm();
+    for (int i = 0; i < n; i++) launch(R->T, k, inplace, iter0 + i, r0, g);
+    wait_streams(r0, g);
     perf_wd_disarm();
     perf_wd_progress();
     return 0;
 }
 
-static int n_quiesce(perf_rank *R) { return 0; /* n_run returns with the stream idle */ }
+static int n_quiesce(perf_rank *R) { return 0; /* n_run returns with the streams idle */ }
 
 static void *abort_one(void *arg)
 {
@@ -180,6 +208,8 @@ const perf_lib perf_lib_nccl = {
 #else /* host build: no NCCL */
 
 const perf_lib perf_lib_nccl = {"nccl", 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+int perf_nccl_grouped(const perf_opts *o) { return 0; }
+int perf_nccl_leader(const perf_opts *o, int rank) { return rank; }
 
 #endif
 

@@ -5,21 +5,36 @@
  * same order (so the connector arena holds one test's collectives only, and
  * `-d all -o all` never runs out of it), and rank 0 destroys it at the end.
  *
- * Iterations.  pccl allows one invocation of a collective in flight, so
- * iteration i+1 can only be issued once iteration i completed: the benchmark
- * cannot queue -n invocations ahead as it does with NCCL's stream.  Two ways
- * to issue them (--pccl-mode):
- *   chain  the completion callback (pccl's poller thread) calls pcclRun for
- *          the next iteration at once: the shortest path pccl's API has from
- *          one completion to the next invocation, no rank-thread wake-up;
- *   wait   pcclRun, then pcclWait in the rank thread: what a program that
- *          waits for each result sees (and what -z 1 runs, like NCCL's).
+ * Iterations.  pccl allows one invocation of a collective in flight, so to
+ * keep several in flight, as NCCL's stream queues -n launches, every size is
+ * registered --pccl-depth times (copies of the same shape, ids
+ * pccl_id[size * depth + j]).  Back to back (run() with n > 1): copy j runs
+ * iterations j, j + depth, j + 2 depth, ..., each issued by the completion
+ * callback of the previous one (pccl's poller thread calls pcclRun at once:
+ * the shortest path pccl's API has, no rank-thread wake-up), so up to depth
+ * invocations are in flight; the rank thread waits for every copy.  Depth 1
+ * is one chain.  Copies in flight at once may use overlapping buffers (the
+ * offsets cycle through the allocation as nccl-tests' do): the timed data are
+ * not checked, and the data a ring moves never steers it.  Round trip
+ * (run() with n = 1, rank.c's rt timing, checks, delays): pcclRun, then
+ * pcclWait in the rank thread, on copy 0.
+ * Depth > 1 multiplies the connector memory the large sizes need: the GPU
+ * build then asks for depth x 1 GiB of arena unless PCCL_ARENA_BYTES is set.
  * Backend: GPU in the GPU build, host in the host build, whatever PCCL_BACKEND
  * says (the buffers are of that kind); the other PCCL_* knobs apply. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "perf.h"
 #include "../calls.h"
+
+/* Copies of each size: --pccl-depth where b2b timing runs in the benchmark
+ * and in --overlap. */
+static int copies(const perf_opts *o)
+{
+    int bench = !(o->ndelays || o->interfere || o->split) || o->overlap;
+    return bench && (o->timings >> PERF_TIMING_B2B & 1u) ? o->pccl_depth : 1;
+}
 
 static pcclConfig_t config(const perf_opts *o)
 {
@@ -27,6 +42,7 @@ static pcclConfig_t config(const perf_opts *o)
     if (o->split) cfg.profile = 1; /* else PCCL_PROFILE decides */
 #ifdef PERF_HAVE_CUDA
     cfg.backend = PCCL_BACKEND_GPU;
+    if (copies(o) > 1 && !getenv("PCCL_ARENA_BYTES")) cfg.arenaBytes = (long)copies(o) << 30;
 #else
     cfg.backend = PCCL_BACKEND_HOST;
 #endif
@@ -57,19 +73,22 @@ static int p_test_begin(perf_rank *R, const perf_case *cases, int ncases)
     perf_barrier(R);
     R->pcomm = T->pcomm[R->rank];
     dev_set(R->dev); /* pcclCommInitAll may have moved rank 0's thread */
-    for (int i = 0; i < ncases; i++) {
-        int id = -1;
-        pcclResult_t res = dr_pccl_register(R->pcomm, &cases[i].c, &id);
-        if (res != pcclSuccess) fail(R, "registration", &cases[i], res);
-        R->pccl_id[cases[i].size_idx] = id;
-    }
+    int d = copies(T->o);
+    for (int i = 0; i < ncases; i++)
+        for (int j = 0; j < d; j++) {
+            int id = -1;
+            pcclResult_t res = dr_pccl_register(R->pcomm, &cases[i].c, &id);
+            if (res != pcclSuccess) fail(R, "registration", &cases[i], res);
+            R->pccl_id[cases[i].size_idx * d + j] = id;
+        }
     perf_barrier(R);
-    for (int i = 0; i < ncases; i++) {
-        int s = cases[i].size_idx;
-        if (R->pccl_id[s] != T->rank[0].pccl_id[s])
-            perf_fatal(PERF_EXIT_ERROR, "rank %d: collective id %d, rank 0 has %d", R->rank, R->pccl_id[s],
-                       T->rank[0].pccl_id[s]);
-    }
+    for (int i = 0; i < ncases; i++)
+        for (int j = 0; j < d; j++) {
+            int s = cases[i].size_idx * d + j;
+            if (R->pccl_id[s] != T->rank[0].pccl_id[s])
+                perf_fatal(PERF_EXIT_ERROR, "rank %d: collective id %d, rank 0 has %d", R->rank, R->pccl_id[s],
+                           T->rank[0].pccl_id[s]);
+        }
     return 0;
 }
 
@@ -108,47 +127,64 @@ static void chain_cb(int id, pcclResult_t status, void *arg)
     }
     if (ch->next >= ch->end || perf_aborting()) return;
     void *s, *r;
-    ptrs(ch->R, ch->k, ch->inplace, ch->next++, &s, &r);
+    ptrs(ch->R, ch->k, ch->inplace, ch->next, &s, &r);
+    ch->next += ch->step;
     pcclResult_t res = pcclRun(ch->R->pcomm, id, s, r, chain_cb, ch);
     if (res != pcclSuccess && !ch->status) ch->status = res;
 }
 
-static int p_run(perf_rank *R, const perf_case *k, int inplace, int iter0, int n)
+/* Copy 0 of case k: the one every waited-for invocation uses. */
+static int id0(const perf_rank *R, const perf_case *k) { return R->pccl_id[k->size_idx * copies(R->T->o)]; }
+
+/* Back to back: min(depth, n) chains, copy j from iteration iter0 + j. */
+static void run_chains(perf_rank *R, const perf_case *k, int inplace, int iter0, int n)
 {
-    int id = R->pccl_id[k->size_idx];
-    void *s, *r;
-    if (R->T->o->pccl_mode == PERF_PCCL_CHAIN && n > 1) {
-        perf_chain *ch = &R->chain;
+    int d = copies(R->T->o), nch = n < d ? n : d;
+    perf_wd_arm();
+    for (int j = 0; j < nch; j++) {
+        perf_chain *ch = &R->chain[j];
         ch->R = R;
-        ch->id = id;
+        ch->id = R->pccl_id[k->size_idx * d + j];
         ch->k = k;
         ch->inplace = inplace;
-        ch->next = iter0 + 1;
+        ch->next = iter0 + j + nch;
+        ch->step = nch;
         ch->end = iter0 + n;
         ch->status = pcclSuccess;
-        ptrs(R, k, inplace, iter0, &s, &r);
-        perf_wd_arm();
-        pcclResult_t res = pcclRun(R->pcomm, id, s, r, chain_cb, ch);
+    }
+    for (int j = 0; j < nch; j++) {
+        void *s, *r;
+        ptrs(R, k, inplace, iter0 + j, &s, &r);
+        pcclResult_t res = pcclRun(R->pcomm, R->chain[j].id, s, r, chain_cb, &R->chain[j]);
         if (res != pcclSuccess) fail(R, "pcclRun", k, res);
-        /* returns when the last invocation completed: every callback but the
-         * last issued another before returning */
-        res = pcclWait(R->pcomm, id);
-        perf_wd_disarm();
+    }
+    /* pcclWait returns when the copy's last invocation completed: every
+     * callback but the last issued another before returning */
+    for (int j = 0; j < nch; j++) {
+        perf_chain *ch = &R->chain[j];
+        pcclResult_t res = pcclWait(R->pcomm, ch->id);
         if (res == pcclSuccess) res = (pcclResult_t)ch->status;
-        if (res == pcclSuccess && ch->next != ch->end) res = pcclInternalError;
+        if (res == pcclSuccess && ch->next < ch->end) res = pcclInternalError;
         if (res != pcclSuccess) fail(R, "chained iterations of", k, res);
+    }
+    perf_wd_disarm();
+}
+
+static int p_run(perf_rank *R, const perf_case *k, int inplace, int iter0, int n)
+{
+    if (n > 1) {
+        run_chains(R, k, inplace, iter0, n);
         return 0;
     }
-    for (int i = 0; i < n; i++) {
-        ptrs(R, k, inplace, iter0 + i, &s, &r);
-        perf_wd_arm();
-        pcclResult_t res = pcclRun(R->pcomm, id, s, r, NULL, NULL);
-        if (res != pcclSuccess) fail(R, "pcclRun", k, res);
-        res = pcclWait(R->pcomm, id);
-        perf_wd_disarm();
-        if (res != pcclSuccess) fail(R, "pcclWait", k, res);
-        perf_wd_progress();
-    }
+    void *s, *r;
+    ptrs(R, k, inplace, iter0, &s, &r);
+    perf_wd_arm();
+    pcclResult_t res = pcclRun(R->pcomm, id0(R, k), s, r, NULL, NULL);
+    if (res != pcclSuccess) fail(R, "pcclRun", k, res);
+    res = pcclWait(R->pcomm, id0(R, k));
+    perf_wd_disarm();
+    if (res != pcclSuccess) fail(R, "pcclWait", k, res);
+    perf_wd_progress();
     return 0;
 }
 
@@ -182,14 +218,14 @@ void perf_pccl_submit(perf_rank *R, const perf_case *k)
 {
     void *s, *r;
     ptrs(R, k, 0, 0, &s, &r);
-    pcclResult_t res = pcclRun(R->pcomm, R->pccl_id[k->size_idx], s, r, NULL, NULL);
+    pcclResult_t res = pcclRun(R->pcomm, id0(R, k), s, r, NULL, NULL);
     if (res != pcclSuccess) fail(R, "pcclRun", k, res);
 }
 
 void perf_pccl_wait(perf_rank *R, const perf_case *k)
 {
     perf_wd_arm();
-    pcclResult_t res = pcclWait(R->pcomm, R->pccl_id[k->size_idx]);
+    pcclResult_t res = pcclWait(R->pcomm, id0(R, k));
     perf_wd_disarm();
     if (res != pcclSuccess) fail(R, "pcclWait", k, res);
     perf_wd_progress();

@@ -100,14 +100,15 @@ int main(int argc, char **argv)
 
     perf_team_run(&T);
 
-    perf_wd_stop();
+    /* teardown under the watchdog: a communicator that does not go away is a hang too */
     for (int l = 0; l < PERF_NLIBS; l++)
         if ((o.libs >> l) & 1u) perf_lib_get(l)->teardown(&T);
+    perf_wd_stop();
     perf_report_summary(&T);
     int files = perf_report_files(&T);
     int status = T.wrong_total ? PERF_EXIT_WRONG : files ? PERF_EXIT_ERROR : PERF_EXIT_OK;
     printf("RESULT pccl-perf ranks=%d outcome=%s rows=%d wrong=%lld unchecked=%d seconds=%.1f\n", T.nranks,
-           T.wrong_total ? "WRONG" : files ? "ERROR" : "OK", T.nrows + T.nirows, T.wrong_total, T.unchecked,
+           T.wrong_total ? "WRONG" : files ? "ERROR" : "OK", T.nrows + T.nirows + T.norows, T.wrong_total, T.unchecked,
            perf_now() - perf_t_start);
     return status;
 }

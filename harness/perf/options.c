@@ -44,8 +44,11 @@ void perf_usage(FILE *f)
         "pccl-perf flags:\n"
         "  --coll LIST           all_reduce,all_gather,reduce_scatter,reduce,broadcast or all [all]\n"
         "  --lib LIST            nccl,pccl [both where built; the host build has pccl only]\n"
-        "  --pccl-mode M         chain: the completion callback issues the next iteration (default);\n"
-        "                        wait: pcclRun then pcclWait in the rank thread (-z 1 implies wait)\n"
+        "  --timing LIST         b2b (back to back: -n iterations in flight, one wait), rt (round\n"
+        "                        trip: each iteration waited for before the next) or all; both\n"
+        "                        libraries, a row each [b2b; -z 1: rt]\n"
+        "  --pccl-depth K        b2b: pccl invocations in flight, over K registered copies of each\n"
+        "                        size (1-16) [4]\n"
         "  --iter-bytes S        fewer iterations for large sizes: a size runs about S/size\n"
         "                        iterations (at most -n, at least --min-iters), warm-up in proportion\n"
         "  --min-iters N         [5]\n"
@@ -67,6 +70,11 @@ void perf_usage(FILE *f)
         "                        -w warms the libraries up, -c 0 skips the checks, -n is not used\n"
         "  --interfere-n N       gemm: matrix size, a multiple of 128 [4096]; stream: MiB per buffer [256]\n"
         "  --interfere-k K       launches per scenario [about 1.5 s alone on the slowest GPU]\n"
+        "  --overlap             with --interfere: fixed work instead of paper 004's scenarios: the K\n"
+        "                        launches alone, M collectives alone (back to back) with each library,\n"
+        "                        then both at once; the makespan against each alone\n"
+        "  --overlap-colls M     the collectives [as many as take about the compute's time alone\n"
+        "                        with the first library, NCCL where it runs]\n"
         "  --split               latency-split mode: pccl with PCCL_PROFILE=1; per size, the time per\n"
         "                        iteration (NCCL's too, where it runs) and where pccl's went, per\n"
         "                        invocation: SQ read, flag waits, primitives, commits, completion and\n"
@@ -75,10 +83,11 @@ void perf_usage(FILE *f)
         "  -h,--help             this text\n"
         "\n"
         "Timing: as nccl-tests, wall clock from a barrier of the rank threads to the completion of\n"
-        "the last of -n iterations, divided by -n, then averaged over ranks (-a).  NCCL: the -n\n"
-        "collectives are launched back to back on the rank's stream.  pccl: an invocation may not\n"
-        "start before the previous one of the same collective completed, so each iteration is issued\n"
-        "when the previous one completes (--pccl-mode).  Collectives whose count is 0 at a size\n"
+        "the last of -n iterations, divided by -n, then averaged over the issuing threads (-a).\n"
+        "NCCL as nccl-tests runs it: blocking communicators, one thread per -g GPUs launching them\n"
+        "in a group; b2b: -n launches on the streams, then one wait.  pccl: one invocation of a\n"
+        "collective may be in flight, so b2b cycles over --pccl-depth copies, each copy's next\n"
+        "iteration issued by its completion callback.  Collectives whose count is 0 at a size\n"
         "(all_gather, reduce_scatter: count < ranks) are skipped.\n"
         "Environment: PCCL_* knobs apply to pccl (lib/README.md); NCCL_NVLS_ENABLE is forced to 0.\n"
         "Exit: 0 ok; 1 a library or CUDA error; 2 bad flag; 3 timeout; 4 wrong data; 77 no GPU.\n");
@@ -148,8 +157,17 @@ static int parse_lib(const char *s)
     return !strcasecmp(s, "nccl") ? PERF_LIB_NCCL : !strcasecmp(s, "pccl") ? PERF_LIB_PCCL : -1;
 }
 
+static int parse_timing(const char *s)
+{
+    for (int m = 0; m < PERF_NTIMINGS; m++)
+        if (!strcasecmp(s, perf_timing_name(m))) return m;
+    return -1;
+}
+
+const char *perf_timing_name(int timing) { return timing == PERF_TIMING_RT ? "rt" : "b2b"; }
+
 enum { O_COLL = 256, O_LIB, O_PMODE, O_ITERB, O_MINIT, O_CHECKMAX, O_SEED, O_CSV, O_JSON, O_DELAY, O_DRANK,
-       O_IFR, O_IFRN, O_IFRK, O_SPLIT, O_BCSV };
+       O_IFR, O_IFRN, O_IFRK, O_SPLIT, O_BCSV, O_TIMING, O_DEPTH, O_OVL, O_OVLM };
 
 /* --interfere's cross-checks: one collective at one size; the kernel's size. */
 static void check_interfere(perf_opts *o, int coll_given, int b_given, int e_given, const char *ifr_arg)
@@ -157,8 +175,11 @@ static void check_interfere(perf_opts *o, int coll_given, int b_given, int e_giv
     if (!o->interfere) {
         if (o->interfere_n) bad("--interfere-n", NULL, "only with --interfere");
         if (o->interfere_k) bad("--interfere-k", NULL, "only with --interfere");
+        if (o->overlap) bad("--overlap", NULL, "only with --interfere gemm|stream (the compute kernel)");
         return;
     }
+    if (o->overlap_colls && !o->overlap) bad("--overlap-colls", NULL, "only with --overlap");
+    if (o->overlap && o->blocking) bad("--overlap", NULL, "runs its collectives back to back: not with -z 1");
     if (o->ndelays) bad("--interfere", ifr_arg, "not with --delay-us");
     if (!coll_given) o->colls = 1u << pcclCollAllReduce;
     if (o->colls & (o->colls - 1)) bad("--coll", NULL, "--interfere runs one collective");
@@ -195,14 +216,16 @@ void perf_parse_args(perf_opts *o, int argc, char **argv, int visible, int defau
         {"cudagraph", required_argument, 0, 'G'},  {"stream_null", required_argument, 0, 'y'},
         {"report_cputime", required_argument, 0, 'C'}, {"output_file", required_argument, 0, 'F'},
         {"coll", required_argument, 0, O_COLL},    {"lib", required_argument, 0, O_LIB},
-        {"pccl-mode", required_argument, 0, O_PMODE}, {"iter-bytes", required_argument, 0, O_ITERB},
+        {"pccl-mode", required_argument, 0, O_PMODE}, {"timing", required_argument, 0, O_TIMING},
+        {"pccl-depth", required_argument, 0, O_DEPTH}, {"iter-bytes", required_argument, 0, O_ITERB},
         {"min-iters", required_argument, 0, O_MINIT}, {"check-max", required_argument, 0, O_CHECKMAX},
         {"seed", required_argument, 0, O_SEED},    {"csv", required_argument, 0, O_CSV},
         {"json", required_argument, 0, O_JSON},    {"delay-us", required_argument, 0, O_DELAY},
         {"delay-rank", required_argument, 0, O_DRANK}, {"help", no_argument, 0, 'h'},
         {"interfere", required_argument, 0, O_IFR}, {"interfere-n", required_argument, 0, O_IFRN},
         {"interfere-k", required_argument, 0, O_IFRK}, {"split", no_argument, 0, O_SPLIT},
-        {"blocks-csv", required_argument, 0, O_BCSV},
+        {"blocks-csv", required_argument, 0, O_BCSV}, {"overlap", no_argument, 0, O_OVL},
+        {"overlap-colls", required_argument, 0, O_OVLM},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->nthreads = o->ngpus = 1;
@@ -222,10 +245,12 @@ void perf_parse_args(perf_opts *o, int argc, char **argv, int visible, int defau
     o->ops[0] = pcclSum;
     o->seed = 1;
     o->delay_rank = -1;
+    o->timings = 1u << PERF_TIMING_B2B;
+    o->pccl_depth = 4;
     o->libs = 1u << PERF_LIB_PCCL;
     if (perf_lib_nccl.available) o->libs |= 1u << PERF_LIB_NCCL;
     const char *root_arg = NULL, *ifr_arg = NULL;
-    int step_given = 0, factor_given = 0, mode_given = 0, coll_given = 0, b_given = 0, e_given = 0;
+    int step_given = 0, factor_given = 0, timing_given = 0, coll_given = 0, b_given = 0, e_given = 0;
 
     opterr = 0;
     optind = 1;
@@ -281,12 +306,15 @@ void perf_parse_args(perf_opts *o, int argc, char **argv, int visible, int defau
                 bad(flag, v, "this build of pccl-perf has no NCCL (the host build runs pccl only; "
                              "build/gpu/pccl-perf has both)");
             break;
-        case O_PMODE:
-            if (!strcmp(v, "chain")) o->pccl_mode = PERF_PCCL_CHAIN;
-            else if (!strcmp(v, "wait")) o->pccl_mode = PERF_PCCL_WAIT;
-            else bad(flag, v, "expected chain or wait");
-            mode_given = 1;
+        case O_PMODE: bad(flag, v, "replaced by --timing rt (was wait) and --timing b2b --pccl-depth 1 (was chain)");
             break;
+        case O_TIMING:
+            o->timings = parse_set(flag, v, parse_timing, PERF_NTIMINGS, "b2b, rt or all");
+            timing_given = 1;
+            break;
+        case O_OVL: o->overlap = 1; break;
+        case O_OVLM: o->overlap_colls = (long)parse_int(flag, v, 1, 10000000); break;
+        case O_DEPTH: o->pccl_depth = (int)parse_int(flag, v, 1, PERF_MAX_DEPTH); break;
         case O_ITERB: o->iter_bytes = parse_size(flag, v); break;
         case O_MINIT: o->min_iters = (int)parse_int(flag, v, 1, 100000000); break;
         case O_CHECKMAX: o->check_max = parse_size(flag, v); break;
@@ -337,6 +365,7 @@ void perf_parse_args(perf_opts *o, int argc, char **argv, int visible, int defau
         o->nranks = o->nthreads * o->ngpus;
     } else {
         o->nranks = default_ranks > PERF_MAX_RANKS ? PERF_MAX_RANKS : default_ranks;
+        o->ngpus = o->nranks; /* nccl-tests' -g: one thread drives them all */
     }
     if (o->nranks > visible) {
         char why[96];
@@ -370,9 +399,9 @@ void perf_parse_args(perf_opts *o, int argc, char **argv, int visible, int defau
         bad("--delay-rank", NULL, "only with --delay-us");
     }
     if (o->blocking) {
-        if (mode_given && o->pccl_mode == PERF_PCCL_CHAIN)
-            bad("--pccl-mode", "chain", "-z 1 waits for every iteration: use wait (or -z 0)");
-        o->pccl_mode = PERF_PCCL_WAIT;
+        if (timing_given && (o->timings >> PERF_TIMING_B2B & 1u))
+            bad("--timing", "b2b", "-z 1 waits for every iteration: use --timing rt (or -z 0)");
+        o->timings = 1u << PERF_TIMING_RT;
     }
 #ifndef PERF_HAVE_CUDA
     /* last, so that bad values are named first.  Test knob (tests/perf.sh): a

@@ -47,7 +47,12 @@ enum {
 };
 
 enum { PERF_LIB_NCCL = 0, PERF_LIB_PCCL = 1, PERF_NLIBS = 2 };
-enum { PERF_PCCL_CHAIN = 0, PERF_PCCL_WAIT = 1 };
+/* Timing modes (--timing), both libraries.  b2b: back to back, -n
+ * iterations issued as fast as the library takes them, one wait at the end
+ * (NCCL: -n launches on the stream; pccl: --pccl-depth invocations in
+ * flight); rt: round trip, each iteration waited for before the next. */
+enum { PERF_TIMING_B2B = 0, PERF_TIMING_RT = 1, PERF_NTIMINGS = 2 };
+#define PERF_MAX_DEPTH 16 /* --pccl-depth */
 enum { PERF_AVG_RANK0 = 0, PERF_AVG_MEAN = 1, PERF_AVG_MIN = 2, PERF_AVG_MAX = 3 };
 
 /* ---- options (options.c) --------------------------------------------------- */
@@ -67,7 +72,8 @@ typedef struct {
     pcclRedOp_t ops[pcclNumOps];
     int root;                    /* -1: every rank in turn */
     unsigned libs;               /* bit per PERF_LIB_* */
-    int pccl_mode;               /* PERF_PCCL_CHAIN or PERF_PCCL_WAIT */
+    unsigned timings;            /* bit per PERF_TIMING_* */
+    int pccl_depth;              /* b2b: pccl invocations in flight (copies of each collective) */
     size_t check_max;            /* sizes above it are not checked (0: no limit) */
     uint64_t seed;
     const char *csv, *json;
@@ -75,6 +81,8 @@ typedef struct {
     long delays_us[PERF_MAX_DELAYS];
     int interfere;               /* --interfere: PERF_KERNEL_* of compute.h, 0 off */
     long interfere_n, interfere_k; /* matrix size or MiB per buffer; launches (0: about INTERFERE_TARGET_S) */
+    int overlap;                 /* --overlap: fixed work (K launches, M collectives), makespan */
+    long overlap_colls;          /* M (0: about the compute's time alone) */
     int split;                   /* --split: pccl's latency split (PCCL_PROFILE) */
     const char *blocks_csv;      /* --blocks-csv: with --split, a line per size, rank and daemon block */
 } perf_opts;
@@ -139,7 +147,7 @@ typedef struct {
     struct perf_rank *R;
     int id;               /* pccl collective id */
     const perf_case *k;
-    int inplace, next, end;
+    int inplace, next, end, step; /* iterations next, next + step, ... below end */
     volatile int status;  /* first error seen by the callback */
 } perf_chain;
 
@@ -149,9 +157,9 @@ typedef struct perf_rank {
     pthread_t tid;
     char *send, *recv;          /* device buffers, T->alloc bytes each */
     char *hin, *hgot, *hown;    /* host: inputs, what came back, own reference */
-    int *pccl_id;               /* this test's collective id per size index */
+    int *pccl_id;               /* this test's collective ids: [size index * pccl_depth + copy] */
     pcclComm_t pcomm;           /* this test's pccl communicator (rank 0 creates them) */
-    perf_chain chain;
+    perf_chain chain[PERF_MAX_DEPTH];
     void *nccl;                 /* lib_nccl.c's per-rank state */
     double sec;                 /* last timing of this rank */
     long long wrong;            /* last check of this rank */
@@ -172,6 +180,7 @@ typedef struct perf_rank {
 typedef struct {
     perf_test t;
     int lib, inplace, nranks, iters, warmup;
+    int timing;      /* PERF_TIMING_* */
     size_t bytes, count;
     double time_us, algbw, busbw;
     long long wrong; /* -1: not checked */
@@ -215,9 +224,13 @@ struct perf_team {
     int nrows, cap;
     perf_irow *irows;          /* --interfere's results */
     int nirows;
+    int norows;                /* --overlap's rows (CSV and table only) */
     long interfere_k;          /* launches per scenario, as chosen */
     int ifr_done[2][PERF_MAX_RANKS]; /* interfere.c's stop rule, by batch parity */
     double ifr_bw_alone[PERF_NLIBS];
+    double ifr_coll_s[PERF_NLIBS];  /* seconds per collective alone (the baseline loop) */
+    long overlap_m;                 /* --overlap: collectives per rank, as chosen */
+    double ovl_alone_ms, ovl_colls_ms[PERF_NLIBS]; /* --overlap: each alone, wall, slowest rank */
     char ifr_kernel[256];      /* the compute kernel, described */
     long long wrong_total;
     int unchecked;             /* rows not checked (above --check-max) */
@@ -255,6 +268,13 @@ typedef struct {
     void (*abort_all)(perf_team *T);
     const char *(*version)(void);
 } perf_lib;
+
+/* NCCL as nccl-tests runs it (lib_nccl.c): in the benchmark the first rank
+ * of each thread group of -g ranks (its leader) issues the group's
+ * iterations; elsewhere (--delay-us, --interfere, --split) each rank its own. */
+int perf_nccl_grouped(const perf_opts *o);
+int perf_nccl_leader(const perf_opts *o, int rank);
+const char *perf_timing_name(int timing); /* "b2b", "rt" */
 
 extern const perf_lib perf_lib_pccl;
 extern const perf_lib perf_lib_nccl;
@@ -326,6 +346,21 @@ void perf_report_add(perf_team *T, const perf_row *r);
 void perf_report_interfere_begin(perf_team *T, const perf_case *k);
 void perf_report_interfere(perf_team *T, const perf_case *k, const perf_irow *r);
 void perf_report_interfere_note(perf_team *T, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* --overlap: one row per scenario (alone, LIB-alone, LIB+kernel); NAN: not applicable */
+typedef struct {
+    const char *scenario;
+    int lib;                /* -1: the compute alone */
+    int blocks;             /* pccl's daemon blocks; -1 */
+    long long colls;        /* collectives per rank; 0 */
+    double compute_ms;      /* the K launches, CUDA events, mean over GPUs */
+    double colls_ms;        /* the M collectives, wall, slowest rank */
+    double makespan_ms;     /* start to the end of both, wall, slowest rank */
+    double vs_compute, vs_colls, vs_serial, vs_ideal; /* makespan / compute alone, / colls alone,
+                                                         / their sum, / their max */
+    long long wrong;
+} perf_orow;
+void perf_report_overlap_begin(perf_team *T, const perf_case *k);
+void perf_report_overlap(perf_team *T, const perf_case *k, const perf_orow *r);
 void perf_report_summary(perf_team *T);
 int perf_report_open_csv(perf_team *T); /* before the run; 0 ok */
 int perf_report_files(perf_team *T);    /* closes the CSV, writes the JSON; 0 ok */

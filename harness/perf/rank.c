@@ -1,17 +1,20 @@
 /* rank.c: the rank threads, one per rank (GPU), in lockstep.
  *
  * For each test (table) and each size, in this order:
- *   1. timing: for each library, out of place then in place: -w warm-up
- *      iterations, a barrier of the rank threads, -n iterations, the clock
- *      read when this rank saw the last one complete (nccl-tests' BenchTime;
- *      -z 1: each iteration waited for, then a barrier);
+ *   1. timing: for each timing mode (--timing: b2b, rt), each library, out
+ *      of place then in place: -w warm-up iterations, a barrier of the rank
+ *      threads, -n iterations, the clock read when this rank saw the last one
+ *      complete (nccl-tests' BenchTime); b2b issues the -n iterations at once
+ *      (the library keeps them in flight), rt waits for each before the next
+ *      (-z 1: rt, then a barrier after each, as nccl-tests' -z 1);
  *   2. checks (-c times): new inputs (check.h, seed --seed + k), then for
  *      each library and placement: inputs and sentinel loaded, one iteration,
  *      output fetched and compared;
  *   3. rank 0 reports the size's rows.
  * After any pccl work, the rank waits for pccl's daemon to quit before NCCL
  * runs, so that the two never share the GPU.  Rank 0 aggregates the ranks'
- * times (-a) as nccl-tests does.
+ * times (-a) as nccl-tests does: for NCCL in the benchmark, the times of the
+ * threads that issue (lib_nccl.c: one per thread group, as nccl-tests' -t).
  *
  * --delay-us replaces 1-2 with the preemption-cost runs (run_delays),
  * --split with the latency-split runs (run_split),
@@ -26,11 +29,15 @@ void perf_barrier(perf_rank *R) { pthread_barrier_wait(&R->T->bar); }
 
 static int lib_on(const perf_team *T, int l) { return (T->o->libs >> l) & 1u; }
 
-/* Rank 0, after a barrier: the ranks' seconds per iteration, as -a says. */
-static double team_seconds(const perf_team *T)
+/* Rank 0, after a barrier: the ranks' seconds per iteration, as -a says;
+ * for grouped NCCL, the leaders' (the others issued nothing). */
+static double team_seconds(const perf_team *T, int lib)
 {
+    int grouped = lib == PERF_LIB_NCCL && perf_nccl_grouped(T->o), n = 1;
     double x = T->rank[0].sec;
     for (int r = 1; r < T->nranks; r++) {
+        if (grouped && perf_nccl_leader(T->o, r) != r) continue;
+        n++;
         double s = T->rank[r].sec;
         switch (T->o->average) {
         case PERF_AVG_MEAN: x += s; break;
@@ -39,12 +46,13 @@ static double team_seconds(const perf_team *T)
         default: break;
         }
     }
-    return T->o->average == PERF_AVG_MEAN ? x / T->nranks : x;
+    return T->o->average == PERF_AVG_MEAN ? x / n : x;
 }
 
 static void fill_row(const perf_team *T, perf_row *row, const perf_case *k, int lib, int inplace, double sec)
 {
     memset(row, 0, sizeof *row);
+    row->timing = PERF_TIMING_B2B;
     row->t = k->t;
     row->lib = lib;
     row->inplace = inplace;
@@ -62,16 +70,16 @@ static void fill_row(const perf_team *T, perf_row *row, const perf_case *k, int 
     row->ratio = row->dtime_us = NAN;
 }
 
-static void timed(perf_rank *R, const perf_lib *L, const perf_case *k, int inplace)
+static void timed(perf_rank *R, const perf_lib *L, const perf_case *k, int inplace, int timing)
 {
     perf_set_where(R->rank, inplace ? "timing, in place" : "timing, out of place");
     if (k->warmup) L->run(R, k, inplace, 0, k->warmup);
     perf_barrier(R);
     double t0 = perf_now();
-    if (R->T->o->blocking) {
+    if (timing == PERF_TIMING_RT) {
         for (int i = 0; i < k->iters; i++) {
             L->run(R, k, inplace, i, 1);
-            perf_barrier(R);
+            if (R->T->o->blocking) perf_barrier(R);
         }
     } else {
         L->run(R, k, inplace, 0, k->iters);
@@ -100,7 +108,9 @@ static void checked(perf_rank *R, const perf_lib *L, const perf_case *k, int lib
 {
     perf_set_where(R->rank, inplace ? "data check, in place" : "data check, out of place");
     perf_data_load(R, k, inplace);
+    perf_barrier(R); /* NCCL's leader issues for every rank of its group: all inputs loaded */
     L->run(R, k, inplace, 0, 1);
+    perf_barrier(R); /* and every output written */
     perf_plant_wrong(R, k, lib, inplace);
     R->wrong = perf_data_verify(R, k, inplace);
     L->quiesce(R);
@@ -124,15 +134,22 @@ static void run_size(perf_rank *R, const perf_case *k)
 {
     perf_team *T = R->T;
     const perf_opts *o = T->o;
-    perf_row rows[PERF_NLIBS][2];
-    for (int l = 0; l < PERF_NLIBS; l++) rows[l][0].lib = rows[l][1].lib = -1;
+    perf_row rows[PERF_NTIMINGS][PERF_NLIBS][2];
+    for (int m = 0; m < PERF_NTIMINGS; m++)
+        for (int l = 0; l < PERF_NLIBS; l++) rows[m][l][0].lib = rows[m][l][1].lib = -1;
 
-    for (int l = 0; l < PERF_NLIBS; l++) {
-        if (!lib_on(T, l)) continue;
-        for (int ip = 0; ip < 2; ip++) {
-            timed(R, perf_lib_get(l), k, ip);
-            perf_barrier(R);
-            if (R->rank == 0) fill_row(T, &rows[l][ip], k, l, ip, team_seconds(T));
+    for (int m = 0; m < PERF_NTIMINGS; m++) {
+        if (!(o->timings >> m & 1u)) continue;
+        for (int l = 0; l < PERF_NLIBS; l++) {
+            if (!lib_on(T, l)) continue;
+            for (int ip = 0; ip < 2; ip++) {
+                timed(R, perf_lib_get(l), k, ip, m);
+                perf_barrier(R);
+                if (R->rank == 0) {
+                    fill_row(T, &rows[m][l][ip], k, l, ip, team_seconds(T, l));
+                    rows[m][l][ip].timing = m;
+                }
+            }
         }
     }
     int check = o->check && (!o->check_max || k->bytes <= o->check_max);
@@ -145,14 +162,23 @@ static void run_size(perf_rank *R, const perf_case *k)
             for (int ip = 0; ip < 2; ip++) {
                 checked(R, perf_lib_get(l), k, l, ip);
                 perf_barrier(R);
-                if (R->rank == 0) tally_wrong(T, &rows[l][ip]);
+                /* one check per library and placement: its figure goes on every timing's row */
+                if (R->rank == 0) {
+                    perf_row *first = NULL;
+                    for (int m = 0; m < PERF_NTIMINGS; m++) {
+                        if (rows[m][l][ip].lib < 0) continue;
+                        if (!first) tally_wrong(T, first = &rows[m][l][ip]);
+                        else rows[m][l][ip].wrong = first->wrong;
+                    }
+                }
                 perf_barrier(R);
             }
         }
     }
     if (R->rank == 0) {
         if (!check) T->unchecked++;
-        perf_report_size(T, k, rows);
+        for (int m = 0; m < PERF_NTIMINGS; m++)
+            if (o->timings >> m & 1u) perf_report_size(T, k, rows[m]);
     }
 }
 
@@ -201,7 +227,8 @@ static void run_delays(perf_rank *R, const perf_case *k)
             perf_barrier(R);
             if (R->rank == 0) {
                 perf_row *row = &rows[l];
-                fill_row(T, row, k, l, 0, team_seconds(T));
+                fill_row(T, row, k, l, 0, team_seconds(T, l));
+                row->timing = PERF_TIMING_RT;
                 row->delay_us = delay;
                 if (L->counters) {
                     double p = 0, q = 0;
@@ -245,7 +272,7 @@ static void run_split(perf_rank *R, const perf_case *k)
         if (l == PERF_LIB_PCCL) perf_pccl_block_counters(R, R->bst1, R->nblk);
         perf_barrier(R);
         if (R->rank == 0) {
-            double us = team_seconds(T) * 1e6;
+            double us = team_seconds(T, l) * 1e6;
             if (l == PERF_LIB_NCCL) sp.nccl_us = us;
             else sp.pccl_us = us;
             if (l == PERF_LIB_PCCL) {
@@ -294,7 +321,7 @@ static void *rank_main(void *arg)
     if (!R->send || !R->recv)
         perf_fatal(PERF_EXIT_ERROR, "rank %d: 2 x %zu bytes of device memory: %s", R->rank, T->alloc,
                    dev_last_error());
-    R->pccl_id = calloc((size_t)T->nsizes, sizeof(int));
+    R->pccl_id = calloc((size_t)T->nsizes * PERF_MAX_DEPTH, sizeof(int));
     perf_case *cases = calloc((size_t)T->nsizes, sizeof(perf_case));
     if (!R->pccl_id || !cases) perf_fatal(PERF_EXIT_ERROR, "out of host memory");
 

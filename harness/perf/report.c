@@ -23,12 +23,16 @@ extern char **environ;
 
 static const char *csv_header =
     "mode,coll,nranks,lib,placement,size,count,type,redop,root,iters,warmup,time_us,algbw_GBs,busbw_GBs,wrong,"
-    "ratio,dtime_us,delay_us,preempt_per_iter_block,quits_per_iter\n";
+    "ratio,dtime_us,delay_us,preempt_per_iter_block,quits_per_iter,timing\n";
 
 static const char *interfere_csv_header =
     "mode,kernel,kernel_n,launches,scenario,lib,gpus,coll,nranks,size,count,type,redop,root,compute_ms,"
     "compute_ms_max,compute_ms_alone,slowdown_pct,rate,rate_unit,colls,window_ms,busbw_GBs,busbw_alone_GBs,"
     "busbw_ratio,wrong,preemptions_per_gpu,quits_per_gpu,launches_per_gpu,release_ms,others_slowdown_pct\n";
+
+static const char *overlap_csv_header =
+    "mode,kernel,kernel_n,launches,scenario,lib,pccl_blocks,coll,nranks,size,type,redop,colls,compute_ms,colls_ms,"
+    "makespan_ms,vs_compute,vs_colls,vs_serial,vs_ideal,wrong\n";
 
 static const char *split_csv_header =
     "mode,coll,nranks,size,count,type,redop,root,iters,nccl_time_us,pccl_time_us,sq_us,wait_us,exec_us,"
@@ -76,9 +80,15 @@ void perf_report_header(perf_team *T)
     if (o->iter_bytes)
         printf("# iterations per size: about %zu bytes / size, between --min-iters %d and -n %d\n", o->iter_bytes,
                o->min_iters, o->iters);
-    printf("# libraries: %s; pccl iterations: %s\n", libs_line(T, libs, sizeof libs),
-           o->pccl_mode == PERF_PCCL_CHAIN ? "chain (the completion callback issues the next)"
-                                           : "wait (pcclRun, pcclWait)");
+    printf("# libraries: %s; timing:%s%s\n", libs_line(T, libs, sizeof libs),
+           o->timings & 1u << PERF_TIMING_B2B ? " b2b (back to back)" : "",
+           o->timings & 1u << PERF_TIMING_RT ? " rt (round trip: each iteration waited for)" : "");
+    if (o->libs & 1u << PERF_LIB_PCCL)
+        printf("# pccl b2b: %d invocations in flight (copies of each size), each issued by the completion callback "
+               "of the one before\n", o->pccl_depth);
+    if (o->libs & 1u << PERF_LIB_NCCL)
+        printf("# NCCL as nccl-tests runs it: blocking communicators, %s\n",
+               perf_nccl_grouped(o) ? "one thread per -g GPUs issuing them in a group" : "one thread per rank");
     if (o->interfere)
         printf("# --interfere %s --interfere-n %ld --interfere-k %s (one collective, one size: -b)\n",
                o->interfere == PERF_KERNEL_GEMM ? "gemm" : "stream", o->interfere_n,
@@ -90,8 +100,8 @@ void perf_report_header(perf_team *T)
 
 /* ---- the nccl-tests table ------------------------------------------------------ */
 
-#define PREFIX_FMT "%12zu  %12zu  %8s  %6s  %6d  %4s"
-#define PREFIX_HDR "# %10s  %12s  %8s  %6s  %6s  %4s"
+#define PREFIX_FMT "%12zu  %12zu  %8s  %6s  %6d  %4s  %6s"
+#define PREFIX_HDR "# %10s  %12s  %8s  %6s  %6s  %4s  %6s"
 #define GROUP_HDR "  %7s  %6s  %6s  %6s"
 #define VS_HDR "  %6s  %8s"
 
@@ -103,13 +113,13 @@ void perf_report_table_begin(perf_team *T, const perf_test *t)
     if (ck_has_op(t->coll)) printf(" %s", perf_op_name(t));
     if (t->root >= 0) printf(", root %d", t->root);
     printf("%s\n", vs ? "  (ratio = pccl busbw / NCCL busbw; dtime = pccl time - NCCL time)" : "");
-    printf("# %56s  %-*s%s\n", "", group - 2, "out-of-place", "in-place");
-    printf(PREFIX_HDR, "size", "count", "type", "redop", "root", "lib");
+    printf("# %64s  %-*s%s\n", "", group - 2, "out-of-place", "in-place");
+    printf(PREFIX_HDR, "size", "count", "type", "redop", "root", "lib", "timing");
     for (int g = 0; g < 2; g++) {
         printf(GROUP_HDR, "time", "algbw", "busbw", "#wrong");
         if (vs) printf(VS_HDR, "ratio", "dtime");
     }
-    printf("\n" PREFIX_HDR, "(B)", "(elements)", "", "", "", "");
+    printf("\n" PREFIX_HDR, "(B)", "(elements)", "", "", "", "", "");
     for (int g = 0; g < 2; g++) {
         printf(GROUP_HDR, "(us)", "(GB/s)", "(GB/s)", "");
         if (vs) printf(VS_HDR, "(x)", "(us)");
@@ -135,7 +145,7 @@ static void csv_row(perf_team *T, const perf_row *r)
     fputc(',', f);
     if (r->preempt_per_iter >= 0) fprintf(f, "%.6g,%.6g", r->preempt_per_iter, r->quits_per_iter);
     else fputc(',', f);
-    fputc('\n', f);
+    fprintf(f, ",%s\n", perf_timing_name(r->timing));
     fflush(f);
 }
 
@@ -147,7 +157,10 @@ void perf_report_add(perf_team *T, const perf_row *r)
         if (!T->rows) perf_fatal(PERF_EXIT_ERROR, "out of host memory");
     }
     T->rows[T->nrows++] = *r;
-    if (r->wrong > 0) T->wrong_total += r->wrong;
+    /* a size is checked once per library and placement; every timing's row
+     * shows that check: count it on the first timing's */
+    int first = r->delay_us >= 0 || r->timing == __builtin_ctz(T->o->timings | 1u << PERF_NTIMINGS);
+    if (r->wrong > 0 && first) T->wrong_total += r->wrong;
     csv_row(T, r);
 }
 
@@ -162,7 +175,7 @@ void perf_report_size(perf_team *T, const perf_case *k, perf_row rows[PERF_NLIBS
     for (int l = 0; l < PERF_NLIBS; l++) {
         if (rows[l][0].lib < 0) continue;
         printf(PREFIX_FMT, k->bytes, k->c.count, perf_type_name(k->t.dtype), perf_op_name(&k->t), k->t.root,
-               perf_lib_get(l)->name);
+               perf_lib_get(l)->name, perf_timing_name(rows[l][0].timing));
         for (int ip = 0; ip < 2; ip++) {
             perf_row *r = &rows[l][ip];
             char t[32], w[32], ra[32] = "-", dt[32] = "-";
@@ -376,6 +389,48 @@ void perf_report_interfere(perf_team *T, const perf_case *k, const perf_irow *r)
     interfere_csv_row(T, k, r);
 }
 
+/* ---- --overlap ------------------------------------------------------------------------ */
+
+#define OVL_HDR "# %-12s %4s %6s %8s %10s %10s %11s %7s %7s %7s %7s %6s\n"
+#define OVL_FMT "  %-12s %4s %6s %8s %10s %10s %11s %7s %7s %7s %7s %6s\n"
+
+void perf_report_overlap_begin(perf_team *T, const perf_case *k)
+{
+    printf("#\n# --overlap: %s, %ld launches per GPU, and %ld x %s %zu B (%s %s, out of place, back to back) per "
+           "rank, alone and at once\n# makespan: from the start to the end of both (wall, slowest rank); vs_*: "
+           "makespan / compute alone, / collectives alone, / their sum (1: no overlap), / their max (1: perfect)\n",
+           T->ifr_kernel, T->interfere_k, T->overlap_m, perf_coll_name(k->t.coll), k->bytes,
+           perf_type_name(k->t.dtype), perf_op_name(&k->t));
+    printf(OVL_HDR, "scenario", "lib", "blocks", "colls", "compute", "colls", "makespan", "vs", "vs", "vs", "vs",
+           "#wrong");
+    printf(OVL_HDR, "", "", "", "", "(ms)", "(ms)", "(ms)", "compute", "colls", "serial", "ideal", "");
+    fflush(stdout);
+}
+
+void perf_report_overlap(perf_team *T, const perf_case *k, const perf_orow *r)
+{
+    char b[12][32];
+    printf(OVL_FMT, r->scenario, r->lib >= 0 ? perf_lib_get(r->lib)->name : "-", cell(b[0], 32, "%.0f", r->blocks, 0),
+           cell(b[1], 32, "%.0f", (double)r->colls, 0), cell(b[2], 32, "%.1f", r->compute_ms, 0),
+           cell(b[3], 32, "%.1f", r->colls_ms, 0), cell(b[4], 32, "%.1f", r->makespan_ms, 0),
+           cell(b[5], 32, "%.3f", r->vs_compute, 0), cell(b[6], 32, "%.3f", r->vs_colls, 0),
+           cell(b[7], 32, "%.3f", r->vs_serial, 0), cell(b[8], 32, "%.3f", r->vs_ideal, 0),
+           cell(b[9], 32, "%.0f", (double)r->wrong, 0));
+    fflush(stdout);
+    if (r->wrong > 0) T->wrong_total += r->wrong;
+    T->norows++;
+    if (!T->csv) return;
+    fprintf(T->csv, "overlap,%s,%ld,%ld,%s,%s,%s,%s,%d,%zu,%s,%s,%lld,%s,%s,%s,%s,%s,%s,%s,%s\n",
+            T->o->interfere == PERF_KERNEL_GEMM ? "gemm" : "stream", T->o->interfere_n, T->interfere_k, r->scenario,
+            r->lib >= 0 ? perf_lib_get(r->lib)->name : "", csv_cell(b[0], 32, "%.0f", r->blocks, 0),
+            perf_coll_name(k->t.coll), T->nranks, k->bytes, perf_type_name(k->t.dtype), perf_op_name(&k->t), r->colls,
+            csv_cell(b[1], 32, "%.6g", r->compute_ms, 0), csv_cell(b[2], 32, "%.6g", r->colls_ms, 0),
+            csv_cell(b[3], 32, "%.6g", r->makespan_ms, 0), csv_cell(b[4], 32, "%.6g", r->vs_compute, 0),
+            csv_cell(b[5], 32, "%.6g", r->vs_colls, 0), csv_cell(b[6], 32, "%.6g", r->vs_serial, 0),
+            csv_cell(b[7], 32, "%.6g", r->vs_ideal, 0), csv_cell(b[8], 32, "%.0f", (double)r->wrong, 0));
+    fflush(T->csv);
+}
+
 void perf_report_interfere_note(perf_team *T, const char *fmt, ...)
 {
     va_list ap;
@@ -391,23 +446,29 @@ void perf_report_interfere_note(perf_team *T, const char *fmt, ...)
 
 void perf_report_summary(perf_team *T)
 {
-    double sum[PERF_NLIBS] = {0}, logr = 0;
-    int n[PERF_NLIBS] = {0}, nr = 0;
+    double sum[PERF_NTIMINGS][PERF_NLIBS] = {{0}}, logr[PERF_NTIMINGS] = {0};
+    int n[PERF_NTIMINGS][PERF_NLIBS] = {{0}}, nr[PERF_NTIMINGS] = {0};
     for (int i = 0; i < T->nrows; i++) {
         const perf_row *r = &T->rows[i];
         if (r->delay_us >= 0) continue;
-        sum[r->lib] += r->busbw;
-        n[r->lib]++;
+        sum[r->timing][r->lib] += r->busbw;
+        n[r->timing][r->lib]++;
         if (!isnan(r->ratio) && r->ratio > 0) {
-            logr += log(r->ratio);
-            nr++;
+            logr[r->timing] += log(r->ratio);
+            nr[r->timing]++;
         }
     }
     printf("#\n# Out of bounds values : %lld %s\n", T->wrong_total, T->wrong_total ? "FAILED" : "OK");
     if (T->unchecked) printf("# Not checked          : %d sizes (above --check-max or -c 0)\n", T->unchecked);
-    for (int l = 0; l < PERF_NLIBS; l++)
-        if (n[l]) printf("# Avg bus bandwidth    : %.4g GB/s (%s, mean of %d rows)\n", sum[l] / n[l], perf_lib_get(l)->name, n[l]);
-    if (nr) printf("# pccl / NCCL busbw    : %.3f (geometric mean of %d ratios)\n", exp(logr / nr), nr);
+    for (int m = 0; m < PERF_NTIMINGS; m++) {
+        for (int l = 0; l < PERF_NLIBS; l++)
+            if (n[m][l])
+                printf("# Avg bus bandwidth    : %.4g GB/s (%s, %s, mean of %d rows)\n", sum[m][l] / n[m][l],
+                       perf_lib_get(l)->name, perf_timing_name(m), n[m][l]);
+        if (nr[m])
+            printf("# pccl / NCCL busbw    : %.3f (%s, geometric mean of %d ratios)\n", exp(logr[m] / nr[m]),
+                   perf_timing_name(m), nr[m]);
+    }
     printf("#\n");
 }
 
@@ -487,11 +548,12 @@ static int write_json(perf_team *T, const char *path)
         }
     fprintf(f, "},\n  \"config\": {\"nranks\": %d, \"minbytes\": %zu, \"maxbytes\": %zu, \"stepbytes\": %zu, "
                "\"stepfactor\": %g, \"iters\": %d, \"warmup\": %d, \"check\": %d, \"blocking\": %d, \"average\": %d, "
-               "\"pccl_mode\": \"%s\", \"iter_bytes\": %zu, \"min_iters\": %d, \"check_max\": %zu, \"timeout\": %g, "
+               "\"timing\": \"%s%s%s\", \"pccl_depth\": %d, \"iter_bytes\": %zu, \"min_iters\": %d, \"check_max\": %zu, \"timeout\": %g, "
                "\"seed\": %llu, \"delay_rank\": %d, \"interfere\": %s%s%s, \"interfere_n\": %ld, "
                "\"interfere_k\": %ld},\n  \"env\": {",
             T->nranks, o->minbytes, o->maxbytes, o->stepbytes, o->stepfactor, o->iters, o->warmup, o->check,
-            o->blocking, o->average, o->pccl_mode == PERF_PCCL_CHAIN ? "chain" : "wait", o->iter_bytes, o->min_iters,
+            o->blocking, o->average, o->timings & 1u << PERF_TIMING_B2B ? "b2b" : "",
+            o->timings == 3u ? "," : "", o->timings & 1u << PERF_TIMING_RT ? "rt" : "", o->pccl_depth, o->iter_bytes, o->min_iters,
             o->check_max, o->timeout, (unsigned long long)o->seed, o->ndelays ? o->delay_rank : -1,
             o->interfere ? "\"" : "", o->interfere ? kernel_name(o->interfere) : "null", o->interfere ? "\"" : "",
             o->interfere_n, T->interfere_k);
@@ -513,10 +575,11 @@ static int write_json(perf_team *T, const char *path)
         const perf_row *r = &T->rows[i];
         fprintf(f, "    {\"mode\": \"%s\", \"coll\": \"%s\", \"nranks\": %d, \"lib\": \"%s\", \"placement\": \"%s\", "
                    "\"size\": %zu, \"count\": %zu, \"type\": \"%s\", \"redop\": \"%s\", \"root\": %d, \"iters\": %d, "
-                   "\"warmup\": %d, ",
+                   "\"warmup\": %d, \"timing\": \"%s\", ",
                 r->delay_us >= 0 ? "delay" : "bench", perf_coll_name(r->t.coll), r->nranks,
                 perf_lib_get(r->lib)->name, r->inplace ? "in" : "out", r->bytes, r->count,
-                perf_type_name(r->t.dtype), perf_op_name(&r->t), r->t.root, r->iters, r->warmup);
+                perf_type_name(r->t.dtype), perf_op_name(&r->t), r->t.root, r->iters, r->warmup,
+                perf_timing_name(r->timing));
         json_num(f, "time_us", r->time_us, 0);
         json_num(f, "algbw_GBs", r->algbw, 0);
         json_num(f, "busbw_GBs", r->busbw, 0);
@@ -587,7 +650,11 @@ int perf_report_open_csv(perf_team *T)
     if (!T->o->csv) return 0;
     T->csv = fopen(T->o->csv, "w");
     if (!T->csv) return -1;
-    fputs(T->o->interfere ? interfere_csv_header : T->o->split ? split_csv_header : csv_header, T->csv);
+    fputs(T->o->overlap     ? overlap_csv_header
+          : T->o->interfere ? interfere_csv_header
+          : T->o->split     ? split_csv_header
+                            : csv_header,
+          T->csv);
     fflush(T->csv);
     return 0;
 }
