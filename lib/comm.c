@@ -107,7 +107,7 @@ static pcclResult_t comm_create(pcclComm_t *out, int rank, int nranks, int dev, 
     c->be = be;
     c->poll_hot_ns = be == &pccl_host_backend ? 50000 : 2000000;
     r = be->open(c);
-    if (r) { c->be = NULL; comm_free(c); return r; }
+    if (r) { comm_free(c); return r; } /* close frees what open had taken */
     *out = c;
     return pcclSuccess;
 }

@@ -347,7 +347,25 @@ static void bad_init(uint64_t *s, int strict)
         else CHK(ARG_, "pcclCommInitRank", strict, pcclCommInitRank(c, 2, id, rnd(s, 2) ? -1 : 2));
         break;
     case 5: CHK(ARG_, "pcclCommInitRank", strict, pcclCommInitRank(NULL, 1, id, 0)); break;
-    case 6: CHK(ARG_, "pcclGetVersion", strict, pcclGetVersion(NULL)); break;
+    case 6:
+        if (rnd(s, 2)) { /* one knob out of its range (lib/knobs.c) */
+            switch (rnd(s, 10)) {
+            case 0: cfg.blocks = rnd(s, 2) ? 0 : 1 << 20; break;
+            case 1: cfg.chunkBytes = rnd(s, 2) ? 255 : 1L << 40; break;
+            case 2: cfg.slots = rnd(s, 2) ? 1 : 65; break;
+            case 3: cfg.interleave = cfg.slots = 4; break; /* interleave must be below slots */
+            case 4: cfg.queueDepth = rnd(s, 2) ? 1 : 8193; break;
+            case 5: cfg.maxColls = 0; break;
+            case 6: cfg.arenaBytes = 1000; break;
+            case 7: cfg.order = 2 + rnd(s, 5); break;
+            case 8: cfg.quitUs = -2 - rnd(s, 100); break;
+            default: cfg.size = sizeof cfg - 8; break;
+            }
+            CHK(ARG_, NULL, strict, pcclCommInitAllConfig(c, 1 + rnd(s, 3), NULL, &cfg));
+        } else {
+            CHK(ARG_, "pcclGetVersion", strict, pcclGetVersion(NULL));
+        }
+        break;
     default:
         CHK(OK_, "pcclGetVersion", strict, pcclGetVersion(&v));
         if (v != PCCL_VERSION_CODE) fz_fail("pcclGetVersion = %d", v);
@@ -449,20 +467,25 @@ static pcclConfig_t fz_config(uint64_t *s, int *blocks)
 static void seq_register(uint64_t *s, seq_world *w)
 {
     ck_coll c = rnd_coll(s, w->n, 0);
-    int prio = rnd(s, 5) - 2;
+    int prio = rnd(s, 8) ? rnd(s, 5) - 2 : rnd(s, 2) ? INT32_MIN : INT32_MAX;
+    int full = w->ncolls >= w->max_colls;
+    pcclResult_t first = pcclSuccess;
     for (int r = 0; r < w->n; r++) {
         int id = -1;
+        /* a small arena may be full: every rank then says so, naming the knob */
         pcclResult_t e = fz_chk("register (valid)", pt_register(w->c[r], &c, prio, &id),
-                                w->ncolls < w->max_colls ? OK_ : USE_, NULL, 1);
-        if (w->ncolls >= w->max_colls) {
-            const char *m = pcclGetLastError(w->c[r]);
-            if (e == pcclInvalidUsage && !strstr(m, "PCCL_MAX_COLLS"))
-                fz_fail("a registration past PCCL_MAX_COLLS: '%s' does not name the knob", m);
-        } else if (e == pcclSuccess && id != w->ncolls) {
+                                full ? USE_ : OK_ | USE_, NULL, 1);
+        const char *m = pcclGetLastError(w->c[r]);
+        if (r == 0) first = e;
+        else if (e != first)
+            fz_fail("registration of collective number %d: rank 0 -> %s, rank %d -> %s", w->ncolls,
+                    pcclGetErrorString(first), r, pcclGetErrorString(e));
+        if (e == pcclInvalidUsage && !strstr(m, full ? "PCCL_MAX_COLLS" : "PCCL_ARENA_BYTES"))
+            fz_fail("a registration refused: '%s' does not name %s", m, full ? "PCCL_MAX_COLLS" : "PCCL_ARENA_BYTES");
+        if (e == pcclSuccess && id != w->ncolls)
             fz_fail("rank %d registered collective number %d as id %d", r, w->ncolls, id);
-        }
     }
-    if (w->ncolls < w->max_colls) w->cc[w->ncolls++] = c;
+    if (first == pcclSuccess) w->cc[w->ncolls++] = c;
 }
 
 /* A round: every rank invokes the chosen collectives in its own order, each
@@ -597,6 +620,7 @@ static void ep_seq(uint64_t seed)
     memset(&w, 0, sizeof w);
     w.n = 1 + rnd(&s, 3);
     pcclConfig_t cfg = fz_config(&s, &w.blocks);
+    if (rnd(&s, 3) == 0) cfg.arenaBytes = (64L << 10) + rnd(&s, 1 << 20); /* fills up */
     w.max_colls = cfg.maxColls;
     if (fz_chk("pcclCommInitAllConfig", pcclCommInitAllConfig(w.c, w.n, NULL, &cfg), OK_, NULL, 0)) return;
     int steps = 20 + rnd(&s, 40);
