@@ -9,6 +9,7 @@
  *   PCCL_FUZZ_SEED=S     the master seed (default: from the clock; printed)
  *   PCCL_FUZZ_SECONDS=T  time budget (default 5)
  *   PCCL_FUZZ_KINDS=a,b  only these episode kinds (default: all four below)
+ *   PCCL_FUZZ_EPISODE=kind:seed  just this one episode (as a failure names it)
  *
  * Episodes (one kind each, from its own seed):
  *   seq       one thread, a model of the communicator: registration (valid on
@@ -1027,7 +1028,7 @@ static void test_fuzz(void)
     e = getenv("PCCL_FUZZ_SECONDS");
     double secs = e ? atof(e) : 5;
     fprintf(stderr, "\n  fuzz: PCCL_FUZZ_SEED=%llu PCCL_FUZZ_SECONDS=%g\n  ", (unsigned long long)master, secs);
-    const char *only = getenv("PCCL_FUZZ_KINDS");
+    const char *only = getenv("PCCL_FUZZ_KINDS"), *one = getenv("PCCL_FUZZ_EPISODE");
     ck_watchdog_arm("fuzz", FZ_HANG_S, fz_dump, &master);
     uint64_t s = master;
     double t0 = ck_now();
@@ -1037,6 +1038,16 @@ static void test_fuzz(void)
     while (ck_now() - t0 < secs) {
         uint64_t es = ck_rand(&s);
         int k = (int)(es % 4);
+        if (one) { /* kind:seed */
+            const char *colon = strchr(one, ':');
+            for (k = 0; k < 4 && (!colon || strncmp(one, kind_names[k], (size_t)(colon - one))); k++) {}
+            if (k == 4) {
+                PT_FAIL("PCCL_FUZZ_EPISODE='%s': expected kind:seed, kind one of seq, threads, race1, cbdown", one);
+                break;
+            }
+            es = strtoull(colon + 1, NULL, 0);
+            secs = 0; /* once */
+        }
         if (only && !strstr(only, kind_names[k])) continue;
         pthread_mutex_lock(&L.mu);
         L.episode_seed = es;
