@@ -19,10 +19,11 @@ static pcclResult_t check_buf(pcclComm_t c, const pccl_hcoll *h, const void *p, 
 }
 
 /* Waits on c's poller thread would wait for the thread they block. */
-#define NOT_ON_POLLER(c, fn)                                                                              \
-    if (pccl_on_poller(c))                                                                                \
-    return pccl_err(c, pcclInvalidUsage, "%s: called from a callback of this communicator, whose completions " \
-                    "it would wait for (use pcclTest there)", fn)
+#define NOT_ON_POLLER(c, fn)                                                                                  \
+    if (pccl_on_poller(c))                                                                                    \
+        return pccl_err(c, pcclInvalidUsage,                                                                  \
+                        "%s: called from a callback of this communicator, whose completions it would wait for " \
+                        "(use pcclTest there)", fn)
 
 pcclResult_t pcclRun(pcclComm_t c, int id, const void *sendbuff, void *recvbuff, pcclCallback_t cb, void *arg)
 {
