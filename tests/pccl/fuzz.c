@@ -19,6 +19,9 @@
  *             is re-invoked, tested; bad ids, NULL / misaligned buffers, bad
  *             types / ops / roots / counts / blocks, NULL outputs, dead handles;
  *             the end: destroy, or abort with work in flight.
+ *   (threads and cbdown build their communicators with pcclCommInitAll, or
+ *   pcclCommInitRank from a thread per rank, whose rendezvous file must be
+ *   gone afterwards)
  *   threads   a driver thread per rank runs rounds of collectives (checked),
  *             noise threads call everything invalid or read-only on the same
  *             communicators; the end: destroy racing the noise, or abort of
@@ -442,6 +445,53 @@ static void bad_run(uint64_t *s, pcclComm_t c, int ncolls, const ck_coll *cc, in
 
 static double fz_deadline; /* the budget's end: long episodes stop early */
 
+/* ---- a world: pcclCommInitAll, or pcclCommInitRank from a thread per rank --- */
+
+typedef struct {
+    pcclComm_t *c;
+    int n, r;
+    pcclUniqueId id;
+    const pcclConfig_t *cfg;
+    pcclResult_t e;
+} init_arg;
+
+static void *init_rank(void *p)
+{
+    init_arg *a = p;
+    a->e = pcclCommInitRankConfig(&a->c[a->r], a->n, a->id, a->r, a->cfg);
+    return NULL;
+}
+
+/* 0 when every rank has its communicator. */
+static int fz_world(uint64_t *s, pcclComm_t *c, int n, const pcclConfig_t *cfg)
+{
+    if (rnd(s, 2)) return fz_chk("pcclCommInitAllConfig", pcclCommInitAllConfig(c, n, NULL, cfg), OK_, NULL, 0) != 0;
+    init_arg a[3];
+    pthread_t t[3];
+    pcclUniqueId id;
+    if (fz_chk("pcclGetUniqueId", pcclGetUniqueId(&id), OK_, NULL, 0)) return 1;
+    for (int r = 0; r < n; r++) {
+        a[r] = (init_arg){c, n, r, id, cfg, pcclInternalError};
+        pthread_create(&t[r], NULL, init_rank, &a[r]);
+    }
+    int bad = 0;
+    for (int r = 0; r < n; r++) {
+        pthread_join(t[r], NULL);
+        bad |= fz_chk("pcclCommInitRankConfig", a[r].e, OK_, NULL, 0) != pcclSuccess;
+    }
+    /* threads of one process: the rendezvous file is gone once all joined */
+    char path[128];
+    pt_boot_path(&id, path, sizeof path);
+    if (!bad && access(path, F_OK) == 0) {
+        fz_fail("pcclCommInitRank left %s behind", path);
+        pt_boot_unlink(&id);
+    }
+    if (bad) /* the ranks that got one give it back */
+        for (int r = 0; r < n; r++)
+            if (a[r].e == pcclSuccess) pcclCommAbort(c[r]);
+    return bad;
+}
+
 /* ---- episode "seq": one thread, a model ---------------------------------------- */
 
 #define SEQ_MAX_COLLS 24
@@ -796,7 +846,7 @@ static void ep_threads(uint64_t seed)
     w.abort_mode = rnd(&s, 2);
     w.cb_abort_rank = w.abort_mode && rnd(&s, 2) ? rnd(&s, w.n) : -1;
     w.seed = ck_rand(&s);
-    if (fz_chk("pcclCommInitAllConfig", pcclCommInitAllConfig(w.c, w.n, NULL, &cfg), OK_, NULL, 0)) return;
+    if (fz_world(&s, w.c, w.n, &cfg)) return;
     for (int j = 0; j < w.ncolls; j++) {
         w.cc[j] = rnd_coll(&s, w.n, 0);
         for (int r = 0; r < w.n; r++) {
@@ -952,7 +1002,7 @@ static void ep_cbdown(uint64_t seed)
     pcclConfig_t cfg = fz_config(&s, &blocks);
     int n = 1 + rnd(&s, 3);
     pcclComm_t c[3];
-    if (fz_chk("pcclCommInitAllConfig", pcclCommInitAllConfig(c, n, NULL, &cfg), OK_, NULL, 0)) return;
+    if (fz_world(&s, c, n, &cfg)) return;
     /* two collectives X (its callback on rank v tears down) and Y */
     ck_coll cc[2] = {rnd_coll(&s, n, 0), rnd_coll(&s, n, 0)};
     for (int j = 0; j < 2; j++)
