@@ -19,9 +19,6 @@
  *             is re-invoked, tested; bad ids, NULL / misaligned buffers, bad
  *             types / ops / roots / counts / blocks, NULL outputs, dead handles;
  *             the end: destroy, or abort with work in flight.
- *   (threads and cbdown build their communicators with pcclCommInitAll, or
- *   pcclCommInitRank from a thread per rank, whose rendezvous file must be
- *   gone afterwards)
  *   threads   a driver thread per rank runs rounds of collectives (checked),
  *             noise threads call everything invalid or read-only on the same
  *             communicators; the end: destroy racing the noise, or abort of
@@ -34,6 +31,10 @@
  *             peer's): the handle is dead at once, the rest completes (destroy)
  *             or fails (abort), and the poller finishes the teardown: the
  *             process's thread count comes back.
+ * threads and cbdown build their communicators with pcclCommInitAll, or with
+ * pcclCommInitRank from a thread per rank (whose rendezvous file must be gone
+ * afterwards).  Handles destroyed by earlier episodes are used again as dead
+ * handles, unless the allocator gave the address to a live one.
  */
 #include <dirent.h>
 #include <pthread.h>
@@ -176,7 +177,7 @@ static void inv_free(fz_inv *v)
 
 static void inv_prepare(fz_inv *v, int rank, uint64_t seed)
 {
-    ck_prepare(v->cc, rank, seed, v->inplace, v->inplace ? v->send : v->send, v->recv);
+    ck_prepare(v->cc, rank, seed, v->inplace, v->send, v->recv); /* in place: send is the one buffer */
 }
 
 static int inv_verify(fz_inv *v, int rank, uint64_t seed, const char *where)
