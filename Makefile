@@ -4,7 +4,8 @@
 #   make test    install what is missing, build, run every test (also under ASan+UBSan)
 #   make bench   simulator benchmark -> results/bench-sim.csv, results/bench-scaling.csv
 #   make mpi     build/dlsim-mpi: dlsim run split over MPI ranks (Open MPI)
-#   make test-long  dlreplay's larger trace corpus on pccl's host backend
+#   make test-long  dlreplay's larger trace corpus on pccl's host backend; the pccl
+#                   API fuzzer for PCCL_FUZZ_LONG seconds (default 60) per build
 #
 # CUDA parts build only where nvcc is found (none exist yet).
 
@@ -124,9 +125,15 @@ $(TSAN)/pccl-tests: $(PTEST_SRC:%.c=$(TSAN)/%.o) $(TSAN)/tests/runner.o $(PCCL_S
 
 # ---- dlreplay (harness/): host backend here; the CUDA build joins `make gpu` ----
 _test check: $(B)/dlreplay $(SAN)/dlreplay $(B)/harness-tests $(SAN)/harness-tests $(TSAN)/harness-tests
-# The larger corpus: 200 rounds per config of configs/replay on the host backend.
-_test-long: $(B)/dlsim $(B)/dlreplay
+# The larger corpus: 200 rounds per config of configs/replay on the host backend;
+# the API fuzzer (tests/pccl/fuzz.c) longer than in `make test`, in every build
+# (a failure prints PCCL_FUZZ_SEED to replay it with).
+PCCL_FUZZ_LONG ?= 60
+_test-long: $(B)/dlsim $(B)/dlreplay $(B)/pccl-tests $(SAN)/pccl-tests $(TSAN)/pccl-tests
 	tests/replay.sh $(B)/dlreplay --long
+	PCCL_FUZZ_SECONDS=$(PCCL_FUZZ_LONG) $(B)/pccl-tests fuzz
+	PCCL_FUZZ_SECONDS=$(PCCL_FUZZ_LONG) PCCL_TEST_QUICK=1 $(SAN)/pccl-tests fuzz
+	PCCL_FUZZ_SECONDS=$(PCCL_FUZZ_LONG) PCCL_TEST_QUICK=1 TSAN_OPTIONS=halt_on_error=1 $(TSAN)/pccl-tests fuzz
 
 DR_SRC  := harness/replay.c harness/report.c harness/lib_pccl.c
 DR_HDRS := $(wildcard harness/*.h) lib/pccl.h tests/pccl/check.h $(HDRS)

@@ -107,7 +107,7 @@ static pcclResult_t comm_create(pcclComm_t *out, int rank, int nranks, int dev, 
     c->be = be;
     c->poll_hot_ns = be == &pccl_host_backend ? 50000 : 2000000;
     r = be->open(c);
-    if (r) { c->be = NULL; comm_free(c); return r; }
+    if (r) { comm_free(c); return r; } /* close frees what open had taken */
     *out = c;
     return pcclSuccess;
 }
@@ -160,7 +160,8 @@ pcclResult_t pcclCommInitAllConfig(pcclComm_t *comms, int ndev, const int *devli
             if (g->comms[i] && g->comms[i]->poller_started) {
                 pcclComm_t c = g->comms[i];
                 pthread_mutex_lock(&c->mu);
-                c->stopping = 1;
+                c->stopping = 2; /* the poller's loop ends at 2 only */
+                pthread_cond_signal(&c->poll_cv);
                 pthread_mutex_unlock(&c->mu);
                 pthread_join(c->poller, NULL);
                 pccl_live_del(c);
@@ -343,6 +344,19 @@ pcclResult_t pcclCommCuDevice(pcclComm_t c, int *d)
 
 /* ---- teardown ---------------------------------------------------------------- */
 
+/* The daemon quits for good; with abort, whatever was in flight fails, and
+ * its waiters and callbacks hear it. */
+static void stop_daemon(pcclComm_t c, int abort)
+{
+    __atomic_store_n(&c->G.hdr->abort, 1u, __ATOMIC_RELEASE);
+    c->be->devsync(c);
+    pthread_mutex_lock(&c->mu);
+    if (abort)
+        for (int i = 0; i < c->ncolls; i++)
+            if (c->colls[i].inflight) pccl_finish(c, i, pcclRemoteError);
+    pthread_mutex_unlock(&c->mu);
+}
+
 static void shutdown_comm(pcclComm_t c, int abort)
 {
     pthread_mutex_lock(&c->mu);
@@ -358,34 +372,46 @@ static void shutdown_comm(pcclComm_t c, int abort)
     pthread_mutex_unlock(&c->mu);
     if (c->poller_started) pthread_join(c->poller, NULL);
     c->poller_started = 0;
-    __atomic_store_n(&c->G.hdr->abort, 1u, __ATOMIC_RELEASE);
-    c->be->devsync(c); /* the daemon has quit for good */
-    pthread_mutex_lock(&c->mu);
-    if (abort) /* whatever was in flight fails; its waiters and callbacks hear it */
-        for (int i = 0; i < c->ncolls; i++)
-            if (c->colls[i].inflight) pccl_finish(c, i, pcclRemoteError);
-    pthread_mutex_unlock(&c->mu);
+    stop_daemon(c, abort);
 }
 
-pcclResult_t pcclCommDestroy(pcclComm_t c)
+/* On the poller thread, after the callback that destroyed or aborted c
+ * returned: the poller ends without a join, the memory goes. */
+void pccl_teardown_deferred(pcclComm_t c)
 {
-    if (!c) return pccl_err(NULL, pcclInvalidArgument, "pcclCommDestroy: comm is NULL");
+    pthread_detach(pthread_self());
+    pccl_live_drain(c);
+    group_leave(c->group);
+}
+
+/* Destroy and abort.  From one of c's own callbacks (its poller thread) they
+ * do the same, on that thread: destroy completes what is in flight (running
+ * its callbacks, nested), abort fails it; both stop the daemon and return.
+ * What a callback cannot do, join its own thread and free the memory it runs
+ * on, the poller does once the callback has returned (as libuv's uv_close
+ * completes after the callback that called it).  Either way the handle is
+ * dead, and the buffers of every invocation free, when they return. */
+static pcclResult_t teardown(pcclComm_t c, int abort, const char *fn)
+{
+    if (!c) return pccl_err(NULL, pcclInvalidArgument, "%s: comm is NULL", fn);
     if (!pccl_live_del(c))
-        return pccl_err(NULL, pcclInvalidUsage, "pcclCommDestroy: comm is not a live communicator (destroyed?)");
-    shutdown_comm(c, 0);
+        return pccl_err(NULL, pcclInvalidUsage, "%s: comm is not a live communicator (destroyed?)", fn);
+    if (pccl_on_poller(c)) {
+        pthread_mutex_lock(&c->mu);
+        c->stopping = 1;
+        if (abort) c->aborted = 1;
+        else pccl_poll_idle_locked(c);
+        c->stopping = 2; /* the poller's loop ends when the callback returns */
+        c->deferred = 1;
+        pthread_mutex_unlock(&c->mu);
+        stop_daemon(c, abort);
+        return pcclSuccess;
+    }
+    shutdown_comm(c, abort);
     pccl_live_drain(c);
     group_leave(c->group);
     return pcclSuccess;
 }
 
-pcclResult_t pcclCommAbort(pcclComm_t c)
-{
-    if (!c) return pccl_err(NULL, pcclInvalidArgument, "pcclCommAbort: comm is NULL");
-    if (!pccl_live_del(c))
-        return pccl_err(NULL, pcclInvalidUsage, "pcclCommAbort: comm is not a live communicator (destroyed?)");
-    shutdown_comm(c, 1);
-    pccl_live_drain(c);
-    group_leave(c->group);
-    return pcclSuccess;
-}
-
+pcclResult_t pcclCommDestroy(pcclComm_t c) { return teardown(c, 0, "pcclCommDestroy"); }
+pcclResult_t pcclCommAbort(pcclComm_t c) { return teardown(c, 1, "pcclCommAbort"); }

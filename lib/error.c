@@ -40,12 +40,17 @@ const char *pcclGetErrorString(pcclResult_t r)
     }
 }
 
+/* A destroyed (or made-up) handle is not read: its message says so. */
 const char *pcclGetLastError(pcclComm_t c)
 {
     static __thread char copy[512];
+    int live = c && pccl_live_enter(c);
     pthread_mutex_lock(&global_mu);
-    snprintf(copy, sizeof copy, "%s", c ? c->err : global_err);
+    if (c && !live) snprintf(copy, sizeof copy, "pcclGetLastError: comm %p is not a live communicator (destroyed?)",
+                             (void *)c);
+    else snprintf(copy, sizeof copy, "%s", c ? c->err : global_err);
     pthread_mutex_unlock(&global_mu);
+    if (live) pccl_live_exit(&c);
     return copy;
 }
 

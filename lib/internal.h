@@ -59,6 +59,7 @@ struct pcclComm {
     int was_running, callbacks;
     int users;                  /* API calls inside, under the global lock */
     int stopping, aborted;
+    int deferred;               /* destroyed or aborted from its own callback (comm.c) */
     pthread_t poller;
     int poller_started;
     char err[512];
@@ -142,6 +143,14 @@ void *pccl_poller_main(void *arg);
 pcclResult_t pccl_launch_locked(pcclComm_t c);
 void pccl_finish(pcclComm_t c, int id, pcclResult_t status);
 void pccl_wait_all_locked(pcclComm_t c);
+/* 1 on c's poller thread (inside one of its callbacks, or a callback of
+ * another communicator run there): a wait for c would wait for itself. */
+int pccl_on_poller(pcclComm_t c);
+/* Destroy or abort from one of c's own callbacks (comm.c): in flight
+ * completed or failed there (pccl_poll_idle_locked), the rest (the poller's
+ * end, the free) done by the poller once the callback returned. */
+void pccl_poll_idle_locked(pcclComm_t c);
+void pccl_teardown_deferred(pcclComm_t c);
 /* The daemon's liveness (a stream query: driver time) is checked at most
  * this often by the poller; pcclRun trusts a sighting this recent. */
 #define POLL_QUERY_NS 10000

@@ -78,7 +78,11 @@ typedef struct pcclComm *pcclComm_t;
 typedef struct { char internal[PCCL_UNIQUE_ID_BYTES]; } pcclUniqueId;
 
 /* Called once per completed invocation, from the communicator's poller thread.
- * status is pcclSuccess, or pcclRemoteError if the communicator was aborted. */
+ * status is pcclSuccess, or pcclRemoteError if the communicator was aborted.
+ * A callback may call pcclRun (re-invoke), pcclTest, the queries, and
+ * pcclCommDestroy / pcclCommAbort of its own communicator (see there);
+ * pcclWait and pcclWaitAll on its own communicator return pcclInvalidUsage
+ * (they would wait for completions only the blocked poller can deliver). */
 typedef void (*pcclCallback_t)(int collId, pcclResult_t status, void *userArg);
 
 /* Knobs.  A field left at PCCL_CONFIG_UNSET takes the value of its environment
@@ -134,7 +138,8 @@ typedef struct {
 
 const char *pcclGetErrorString(pcclResult_t result);
 /* The last error's full message on this communicator (or the last global one
- * if comm is NULL): which call, which argument, what was wrong. */
+ * if comm is NULL): which call, which argument, what was wrong.  A destroyed
+ * communicator's handle is not read: the message says it is not live. */
 const char *pcclGetLastError(pcclComm_t comm);
 pcclResult_t pcclGetVersion(int *version);
 
@@ -154,10 +159,20 @@ pcclResult_t pcclCommInitRankConfig(pcclComm_t *comm, int nranks, pcclUniqueId c
 pcclResult_t pcclCommInitAll(pcclComm_t *comms, int ndev, const int *devlist);
 pcclResult_t pcclCommInitAllConfig(pcclComm_t *comms, int ndev, const int *devlist,
                                    const pcclConfig_t *config);
-/* Waits for this rank's outstanding invocations, stops the daemon, frees. */
+/* Waits for this rank's outstanding invocations, stops the daemon, frees.
+ * The handle is dead from the call on: any later call with it (or a second
+ * destroy or abort) is pcclInvalidUsage.
+ * From a callback of the same communicator (its poller thread) it does the
+ * same there: the outstanding invocations complete first (their callbacks run,
+ * nested in this one; their pcclRun of this communicator fails), the daemon
+ * stops; only the end of the poller thread and the freeing of the
+ * communicator's memory happen after the callback returns.  Either way every
+ * invocation's buffers are the caller's again when it returns. */
 pcclResult_t pcclCommDestroy(pcclComm_t comm);
 /* Stops the daemon at once; outstanding invocations complete with
- * pcclRemoteError (callbacks run, waits return).  Frees the communicator. */
+ * pcclRemoteError (callbacks run, waits return).  Frees the communicator.
+ * From a callback of the same communicator: as pcclCommDestroy above (the
+ * outstanding invocations fail, their callbacks run nested). */
 pcclResult_t pcclCommAbort(pcclComm_t comm);
 pcclResult_t pcclCommCount(pcclComm_t comm, int *count);
 pcclResult_t pcclCommUserRank(pcclComm_t comm, int *rank);
@@ -178,8 +193,9 @@ pcclResult_t pcclRegisterBroadcast(pcclComm_t comm, size_t count, pcclDataType_t
                                    int root, int priority, int *collId);
 
 /* Invokes a registered collective asynchronously.  Buffers are device memory
- * of the communicator's GPU (host memory with the host backend); in-place as
- * in NCCL.  callback may be NULL.  One invocation per collective may be in
+ * of the communicator's GPU (host memory with the host backend), aligned to
+ * the datatype's size (else pcclInvalidArgument); in-place as in NCCL.
+ * callback may be NULL.  One invocation per collective may be in
  * flight: a second pcclRun of the same id before it completes is
  * pcclInvalidUsage. */
 pcclResult_t pcclRun(pcclComm_t comm, int collId, const void *sendbuff, void *recvbuff,

@@ -109,6 +109,19 @@ static void poller_sleep(pcclComm_t c, int64_t ns)
     pthread_cond_timedwait(&c->poll_cv, &c->mu, &t);
 }
 
+int pccl_on_poller(pcclComm_t c) { return pthread_equal(c->poller, pthread_self()); }
+
+/* A destroy from one of c's callbacks (comm.c) completes what is in flight
+ * here, on the poller thread, as the poller would: callbacks run nested. */
+void pccl_poll_idle_locked(pcclComm_t c)
+{
+    while (c->outstanding) {
+        if (drain(c)) continue;
+        maybe_launch(c, pccl_now_ns());
+        if (c->outstanding) poller_sleep(c, 20000);
+    }
+}
+
 void *pccl_poller_main(void *arg)
 {
     pcclComm_t c = arg;
@@ -130,7 +143,9 @@ void *pccl_poller_main(void *arg)
             poller_sleep(c, !c->outstanding ? 1000000 : quiet < POLL_COOL_NS ? 20000 : 200000);
         }
     }
+    int deferred = c->deferred;
     pthread_mutex_unlock(&c->mu);
+    if (deferred) pccl_teardown_deferred(c); /* destroyed from a callback: frees c */
     return NULL;
 }
 

@@ -7,12 +7,31 @@
 
 static int coll_id_ok(pcclComm_t c, int id) { return id >= 0 && id < c->ncolls; }
 
+/* A buffer the collective uses: aligned to its element (the daemon reads and
+ * writes whole elements: a misaligned one faults on the GPU, is undefined
+ * behaviour on the host), then the backend's checks (memory, size). */
+static pcclResult_t check_buf(pcclComm_t c, const pccl_hcoll *h, const void *p, size_t bytes, const char *what)
+{
+    if (p && bytes && (uintptr_t)p % h->dev.esize)
+        return pccl_err(c, pcclInvalidArgument, "pcclRun: %s %p is not aligned to its datatype's %d bytes", what, p,
+                        (int)h->dev.esize);
+    return c->be->check_buf(c, p, bytes, what);
+}
+
+/* Waits on c's poller thread would wait for the thread they block. */
+#define NOT_ON_POLLER(c, fn)                                                                                  \
+    if (pccl_on_poller(c))                                                                                    \
+        return pccl_err(c, pcclInvalidUsage,                                                                  \
+                        "%s: called from a callback of this communicator, whose completions it would wait for " \
+                        "(use pcclTest there)", fn)
+
 pcclResult_t pcclRun(pcclComm_t c, int id, const void *sendbuff, void *recvbuff, pcclCallback_t cb, void *arg)
 {
     CHECK_COMM(c, "pcclRun");
     pthread_mutex_lock(&c->mu);
     pcclResult_t r = pcclSuccess;
     if (c->aborted) r = pccl_err(c, pcclInvalidUsage, "pcclRun: communicator aborted");
+    else if (c->stopping) r = pccl_err(c, pcclInvalidUsage, "pcclRun: communicator being destroyed");
     else if (!coll_id_ok(c, id))
         r = pccl_err(c, pcclInvalidArgument, "pcclRun: collId %d not registered (have %d)", id, c->ncolls);
     if (r) { pthread_mutex_unlock(&c->mu); return r; }
@@ -26,8 +45,8 @@ pcclResult_t pcclRun(pcclComm_t c, int id, const void *sendbuff, void *recvbuff,
         r = pccl_err(c, pcclInvalidUsage, "pcclRun: %d invocations in flight already (PCCL_QUEUE_DEPTH)",
                      c->G.k.depth);
     else if (needs_in)
-        r = c->be->check_buf(c, sendbuff, h->in_bytes, "sendbuff");
-    if (!r && needs_out) r = c->be->check_buf(c, recvbuff, h->out_bytes, "recvbuff");
+        r = check_buf(c, h, sendbuff, h->in_bytes, "sendbuff");
+    if (!r && needs_out) r = check_buf(c, h, recvbuff, h->out_bytes, "recvbuff");
     if (r) { pthread_mutex_unlock(&c->mu); return r; }
     /* Callback and buffers first, the SQ entries last (release): a daemon
      * that sees the entry sees everything, and a completion finds its
@@ -71,6 +90,7 @@ pcclResult_t pcclTest(pcclComm_t c, int id, int *done)
 pcclResult_t pcclWait(pcclComm_t c, int id)
 {
     CHECK_COMM(c, "pcclWait");
+    NOT_ON_POLLER(c, "pcclWait");
     pthread_mutex_lock(&c->mu);
     if (!coll_id_ok(c, id)) {
         pthread_mutex_unlock(&c->mu);
@@ -90,6 +110,7 @@ void pccl_wait_all_locked(pcclComm_t c)
 pcclResult_t pcclWaitAll(pcclComm_t c)
 {
     CHECK_COMM(c, "pcclWaitAll");
+    NOT_ON_POLLER(c, "pcclWaitAll");
     pthread_mutex_lock(&c->mu);
     pccl_wait_all_locked(c);
     pcclResult_t r = c->aborted ? pcclRemoteError : pcclSuccess;
