@@ -106,11 +106,13 @@ typedef struct {
     int profile;          /* PCCL_PROFILE          1: time the daemon's phases (pcclStats_t) */
     int interleave;       /* PCCL_INTERLEAVE       loops a block runs step by step together (< slots) */
     int dynamic;          /* PCCL_DYNAMIC          1: blocks claim groups of loops at run time; 0: dealt */
+    long peerTimeoutMs;   /* PCCL_PEER_TIMEOUT_MS  a peer process whose heartbeat stands still this long
+                             while this rank waits is failed; 0: never (an exited peer always is) */
 } pcclConfig_t;
 
 #define PCCL_CONFIG_INITIALIZER {                                                   \
     sizeof(pcclConfig_t), PCCL_BACKEND_DEFAULT, -1, -1, -1L, -1, -1L, -1L, -1L, -1, \
-    -1L, -1L, PCCL_ORDER_DEFAULT, -1, -1L, -1, -1, -1L, -1, -1, -1 }
+    -1L, -1L, PCCL_ORDER_DEFAULT, -1, -1L, -1, -1, -1L, -1, -1, -1, -1L }
 
 typedef struct {
     uint64_t completed;    /* invocations completed                          */
@@ -159,6 +161,24 @@ pcclResult_t pcclCommDestroy(pcclComm_t comm);
 /* Stops the daemon at once; outstanding invocations complete with
  * pcclRemoteError (callbacks run, waits return).  Frees the communicator. */
 pcclResult_t pcclCommAbort(pcclComm_t comm);
+/* Faults (lib/README.md, "Faults").  Ranks in separate processes watch each
+ * other: a peer that exits, or (PCCL_PEER_TIMEOUT_MS) whose process makes no
+ * progress while this rank waits, fails the communicator: the invocations in
+ * flight complete with pcclRemoteError (callbacks run, waits return it), new
+ * ones are refused, pcclGetLastError names the rank and the collectives.
+ * *asyncError: pcclSuccess, or pcclRemoteError once that happened. */
+pcclResult_t pcclCommGetAsyncError(pcclComm_t comm, pcclResult_t *asyncError);
+/* The ranks found failed (dead or stalled), ascending, in ranks[] (room for
+ * nranks); *count 0 while none is.  The same list on every surviving rank. */
+pcclResult_t pcclCommGetFailedRanks(pcclComm_t comm, int *ranks, int *count);
+/* Recovery, as ncclCommShrink: every surviving rank calls it with the same
+ * excludeRanks (e.g. pcclCommGetFailedRanks's) and gets a communicator of the
+ * others, ranks in the same order.  PCCL_SHRINK_ABORT first fails what the
+ * parent has in flight.  The parent stays to be aborted (pcclCommAbort). */
+#define PCCL_SHRINK_DEFAULT 0
+#define PCCL_SHRINK_ABORT 1
+pcclResult_t pcclCommShrink(pcclComm_t comm, const int *excludeRanks, int excludeCount, pcclComm_t *newcomm,
+                            const pcclConfig_t *config, int shrinkFlags);
 pcclResult_t pcclCommCount(pcclComm_t comm, int *count);
 pcclResult_t pcclCommUserRank(pcclComm_t comm, int *rank);
 pcclResult_t pcclCommCuDevice(pcclComm_t comm, int *device);

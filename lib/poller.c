@@ -82,7 +82,7 @@ static int drain(pcclComm_t c)
  * doubles while relaunches bring no completion. */
 static void maybe_launch(pcclComm_t c, uint64_t now)
 {
-    if (c->stopping == 2 || c->aborted) return;
+    if (c->stopping == 2 || c->aborted || c->failed) return;
     if (c->be->running(c)) {
         c->was_running = 1;
         c->running_seen_ns = now;
@@ -118,6 +118,8 @@ void *pccl_poller_main(void *arg)
     while (c->stopping != 2) {
         int n = drain(c);
         uint64_t now = pccl_now_ns();
+        if (c->boot) pccl_boot_beat(c->boot); /* peers see this rank alive (health.c) */
+        pccl_health_check(c, now);
         if (n || c->submitted != seen) { last_event = now; seen = c->submitted; }
         if (now - last_query >= POLL_QUERY_NS || n) { maybe_launch(c, now); last_query = now; }
         if (n) continue;
