@@ -4,7 +4,7 @@
 #   make test    install what is missing, build, run every test (also under ASan+UBSan)
 #   make bench   simulator benchmark -> results/bench-sim.csv, results/bench-scaling.csv
 #   make mpi     build/dlsim-mpi: dlsim run split over MPI ranks (Open MPI)
-#   make test-long  dlreplay's larger trace corpus on pccl's host backend
+#   make test-long  dlreplay's larger trace corpus on pccl's host backend; pccl's fault injection over more seeds
 #
 # CUDA parts build only where nvcc is found (none exist yet).
 
@@ -125,8 +125,11 @@ $(TSAN)/pccl-tests: $(PTEST_SRC:%.c=$(TSAN)/%.o) $(TSAN)/tests/runner.o $(PCCL_S
 # ---- dlreplay (harness/): host backend here; the CUDA build joins `make gpu` ----
 _test check: $(B)/dlreplay $(SAN)/dlreplay $(B)/harness-tests $(SAN)/harness-tests $(TSAN)/harness-tests
 # The larger corpus: 200 rounds per config of configs/replay on the host backend.
-_test-long: $(B)/dlsim $(B)/dlreplay
+_test-long: $(B)/dlsim $(B)/dlreplay $(B)/pccl-tests $(SAN)/pccl-tests
 	tests/replay.sh $(B)/dlreplay --long
+	@echo "== pccl fault injection, 200 seeds (optimized) and 40 (ASan+UBSan)"
+	PCCL_FAULT_SEEDS=200 $(B)/pccl-tests faults
+	PCCL_FAULT_SEEDS=40 $(SAN)/pccl-tests faults
 
 DR_SRC  := harness/replay.c harness/report.c harness/lib_pccl.c
 DR_HDRS := $(wildcard harness/*.h) lib/pccl.h tests/pccl/check.h $(HDRS)

@@ -85,7 +85,10 @@ void pccl_health_check(pcclComm_t c, uint64_t now)
         if (theirs && !(theirs & ~mask)) continue;
         if (theirs) { /* a peer failed: its verdict is ours */
             mask |= theirs;
-            append(why, sizeof why, "rank %d found ranks failed", r);
+            char list[200] = "";
+            for (int f = 0; f < c->nranks; f++)
+                if (theirs >> f & 1) snprintf(list + strlen(list), sizeof list - strlen(list), " %d", f);
+            append(why, sizeof why, "rank %d found rank(s)%s failed (dead or stalled)", r, list);
         } else if (!pccl_boot_alive(b, r)) {
             mask |= bit;
             append(why, sizeof why, "rank %d (pid %d) %s", r, pccl_boot_pid(b, r),

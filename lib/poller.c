@@ -112,6 +112,7 @@ static void poller_sleep(pcclComm_t c, int64_t ns)
 void *pccl_poller_main(void *arg)
 {
     pcclComm_t c = arg;
+    pthread_setname_np(pthread_self(), "pccl-poller"); /* named: tests count what is left */
     uint64_t last_event = pccl_now_ns(), last_query = 0, seen = 0;
     pthread_mutex_lock(&c->mu);
     c->backoff_ns = c->relaunch_ns;

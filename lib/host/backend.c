@@ -56,6 +56,7 @@ static void *block_main(void *p)
 {
     block_arg a = *(block_arg *)p;
     free(p);
+    pthread_setname_np(pthread_self(), "pccl-daemon"); /* named: tests count what is left */
     int slow_us_ = slow_us(a.b);
     pcclComm_t c = a.c;
     host_bk *h = c->bk;

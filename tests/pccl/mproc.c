@@ -168,12 +168,20 @@ static int workload(child *ch, pcclComm_t c, int n, int rank, int faulty)
     return fail;
 }
 
-static int count_dir(const char *path)
+/* pccl's threads (named pccl-*): the ones a communicator may leave behind. */
+static int count_threads(void)
 {
-    DIR *d = opendir(path);
+    DIR *d = opendir("/proc/self/task");
     int n = 0;
     if (!d) return -1;
-    for (struct dirent *e; (e = readdir(d));) n += e->d_name[0] != '.';
+    for (struct dirent *e; (e = readdir(d));) {
+        char path[300], name[32] = "";
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+        FILE *f = e->d_name[0] != '.' ? fopen(path, "r") : NULL;
+        if (!f) continue;
+        n += fgets(name, sizeof name, f) && !strncmp(name, "pccl-", 5);
+        fclose(f);
+    }
     closedir(d);
     return n;
 }
@@ -229,6 +237,10 @@ static void run_child(child *ch)
         pcclCommGetAsyncError(c, &ae);
         pcclCommGetFailedRanks(c, rep->failed, &rep->nfailed);
         if (ae != pcclRemoteError) wrong(ch, "pcclCommGetAsyncError -> %d after %s", ae, rep->msg);
+        char who[32];
+        snprintf(who, sizeof who, "rank %d", o->victim);
+        if (!strstr(pcclGetLastError(c), who) || !strstr(pcclGetLastError(c), "collective"))
+            wrong(ch, "pcclGetLastError names neither the victim (%s) nor a collective: %s", who, pcclGetLastError(c));
         if (o->victim < 0 || rep->nfailed != 1 || rep->failed[0] != o->victim)
             wrong(ch, "rank %d: failed ranks %d (first %d), the victim was %d: %s", o->rank, rep->nfailed,
                   rep->nfailed ? rep->failed[0] : -1, o->victim, rep->msg);
@@ -236,6 +248,7 @@ static void run_child(child *ch)
             wrong(ch, "pcclCommShrink -> %s: %s", pcclGetErrorString(r), pcclGetLastError(NULL));
         if ((r = pcclCommAbort(c))) wrong(ch, "pcclCommAbort -> %s", pcclGetErrorString(r));
     } else {
+        if (count_threads() < 1) wrong(ch, "no pccl thread seen while the communicator lives: the count is blind");
         if (faulty && o->phase == MP_PH_DESTROY) arm(ch, (long)(ck_rand(&ch->rng) % 500));
         if ((r = pcclCommDestroy(c))) wrong(ch, "pcclCommDestroy -> %s", pcclGetErrorString(r));
     }
@@ -251,7 +264,8 @@ static void run_child(child *ch)
         if ((r = pcclCommDestroy(c2))) wrong(ch, "pcclCommDestroy (recovered) -> %s", pcclGetErrorString(r));
     }
     /* Detached daemon threads may still be on their way out. */
-    for (int i = 0; i < 200 && (rep->threads = count_dir("/proc/self/task")) > 1; i++) ck_sleep_ms(5);
+    for (int i = 0; i < 200 && (rep->threads = count_threads()) > 0; i++)
+        ck_sleep_ms(5);
     rep->maps = count_maps();
 }
 

@@ -27,7 +27,7 @@ typedef struct {
     int nfailed, failed[8];      /* pcclCommGetFailedRanks after the error */
     int recovered;               /* collectives after the shrink/re-init completed, exact */
     int wrong;                   /* wrong elements or failed calls outside the fault */
-    int threads, maps;           /* left at the end: threads, pccl mappings */
+    int threads, maps;           /* left at the end: pccl's threads (named pccl-*), pccl mappings */
     int status;                  /* waitpid's status */
     char msg[400];               /* pcclGetLastError of the error, or of what went wrong */
 } mp_report;
