@@ -78,7 +78,8 @@ typedef struct pcclComm *pcclComm_t;
 typedef struct { char internal[PCCL_UNIQUE_ID_BYTES]; } pcclUniqueId;
 
 /* Called once per completed invocation, from the communicator's poller thread.
- * status is pcclSuccess, or pcclRemoteError if the communicator was aborted. */
+ * status is pcclSuccess, or pcclRemoteError if the communicator was aborted
+ * or failed (a peer died or stalled: pcclCommGetAsyncError). */
 typedef void (*pcclCallback_t)(int collId, pcclResult_t status, void *userArg);
 
 /* Knobs.  A field left at PCCL_CONFIG_UNSET takes the value of its environment
@@ -143,7 +144,7 @@ pcclResult_t pcclGetVersion(int *version);
 /* One process per GPU (or one thread per GPU): rank 0 calls pcclGetUniqueId
  * and the caller hands the id to every rank (MPI, a file, a pipe...).  Ranks of
  * one host only (connectors are NVLink/PCIe peer memory, CUDA IPC across
- * processes).  Blocks until all nranks ranks have joined.  The knobs that
+ * processes; POSIX shared memory on the host backend).  Blocks until all nranks ranks have joined.  The knobs that
  * shape the rings (backend, blocks, threads, chunkBytes, slots, interleave,
  * dynamic: from config or environment) must be the same on every rank: where
  * they differ, every rank gets pcclInvalidArgument naming the knob. */
