@@ -235,7 +235,7 @@ static pcclResult_t init_multiprocess(pcclComm_t *comm, int nranks, int rank, in
     /* Once every rank mapped its neighbours' arenas, the names can go:
      * from here on a killed rank leaves nothing in /dev/shm. */
     if (!r) r = pccl_boot_mapped(boot);
-    if (!r && c->be->forget) c->be->forget(c, h);
+    if (!r && c->be->forget) c->be->forget(c, rank);
     if (!r) {
         c->G.next_arena = c->mapped_next;
         c->G.prev_arena = c->mapped_prev;

@@ -55,6 +55,7 @@ void pccl_fail_locked(pcclComm_t c, uint64_t mask, const char *why)
      * free its buffers as soon as its wait returns. */
     __atomic_store_n(&c->G.hdr->abort, 1u, __ATOMIC_RELEASE);
     c->be->devsync(c);
+    pccl_drain(c); /* what did complete before the daemon stopped completes as such */
     for (int i = 0; i < c->ncolls; i++)
         if (c->colls[i].inflight) pccl_finish(c, i, pcclRemoteError);
 }
@@ -87,8 +88,9 @@ void pccl_health_check(pcclComm_t c, uint64_t now)
             mask |= theirs;
             char list[200] = "";
             for (int f = 0; f < c->nranks; f++)
-                if (theirs >> f & 1) snprintf(list + strlen(list), sizeof list - strlen(list), " %d", f);
-            append(why, sizeof why, "rank %d found rank(s)%s failed (dead or stalled)", r, list);
+                if (theirs >> f & 1)
+                    snprintf(list + strlen(list), sizeof list - strlen(list), "%srank %d", *list ? ", " : "", f);
+            append(why, sizeof why, "rank %d found failed (dead or stalled): %s", r, list);
         } else if (!pccl_boot_alive(b, r)) {
             mask |= bit;
             append(why, sizeof why, "rank %d (pid %d) %s", r, pccl_boot_pid(b, r),
@@ -115,7 +117,7 @@ void pccl_health_check(pcclComm_t c, uint64_t now)
 void pccl_forget_arenas(pcclComm_t c)
 {
     if (!c->boot || !c->be || !c->be->forget) return;
-    for (int r = 0; r < c->nranks; r++) c->be->forget(c, pccl_boot_handle(c->boot, r));
+    for (int r = 0; r < c->nranks; r++) c->be->forget(c, r);
 }
 
 pcclResult_t pcclCommGetAsyncError(pcclComm_t c, pcclResult_t *asyncError)

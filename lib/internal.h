@@ -95,9 +95,10 @@ struct pccl_backend {
     pcclResult_t (*mem_alloc)(pcclComm_t c, void **p, size_t bytes);
     pcclResult_t (*mem_free)(pcclComm_t c, void *p);
     int (*device_count)(void);
-    /* Removes the name of a published arena handle, so that nothing is left
-     * behind once every rank has mapped it (NULL: nothing to remove). */
-    void (*forget)(pcclComm_t c, const void *handle64);
+    /* Removes the name of rank's arena (exported or not, published or not:
+     * the name is derived), so that nothing is left behind once every rank
+     * has mapped it, or the communicator failed (NULL: nothing to remove). */
+    void (*forget)(pcclComm_t c, int rank);
 };
 
 extern const pccl_backend pccl_host_backend;
@@ -176,6 +177,7 @@ void *pccl_poller_main(void *arg);
 pcclResult_t pccl_launch_locked(pcclComm_t c);
 void pccl_finish(pcclComm_t c, int id, pcclResult_t status);
 void pccl_wait_all_locked(pcclComm_t c);
+int pccl_drain(pcclComm_t c); /* CQ entries in ticket order, completed; how many */
 /* The daemon's liveness (a stream query: driver time) is checked at most
  * this often by the poller; pcclRun trusts a sighting this recent. */
 #define POLL_QUERY_NS 10000

@@ -60,7 +60,7 @@ void pccl_finish(pcclComm_t c, int id, pcclResult_t status)
 }
 
 /* Takes CQ entries in ticket order; returns how many.  Called with mu held. */
-static int drain(pcclComm_t c)
+int pccl_drain(pcclComm_t c)
 {
     int n = 0;
     for (;;) {
@@ -117,7 +117,7 @@ void *pccl_poller_main(void *arg)
     pthread_mutex_lock(&c->mu);
     c->backoff_ns = c->relaunch_ns;
     while (c->stopping != 2) {
-        int n = drain(c);
+        int n = pccl_drain(c);
         uint64_t now = pccl_now_ns();
         if (c->boot) pccl_boot_beat(c->boot); /* peers see this rank alive (health.c) */
         pccl_health_check(c, now);

@@ -13,7 +13,8 @@ pcclResult_t pcclRun(pcclComm_t c, int id, const void *sendbuff, void *recvbuff,
     pthread_mutex_lock(&c->mu);
     pcclResult_t r = pcclSuccess;
     if (c->aborted) r = pccl_err(c, pcclInvalidUsage, "pcclRun: communicator aborted");
-    else if (c->failed) r = pccl_err(c, c->failed, "pcclRun: the communicator failed: %s", c->fail_why);
+    else if (c->failed)
+        r = pccl_err(c, c->failed, "pcclRun: collective %d refused, the communicator failed: %s", id, c->fail_why);
     else if (!coll_id_ok(c, id))
         r = pccl_err(c, pcclInvalidArgument, "pcclRun: collId %d not registered (have %d)", id, c->ncolls);
     if (r) { pthread_mutex_unlock(&c->mu); return r; }

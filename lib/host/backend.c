@@ -110,11 +110,11 @@ static void h_close(pcclComm_t c)
     c->bk = NULL;
 }
 
-/* The arena's shared-memory name: "/pccl-<id>-r<rank>" (under /dev/shm). */
-static void shm_name(pcclComm_t c, char *out, size_t n)
+/* Rank's arena's shared-memory name: "/pccl-<id>-r<rank>" (under /dev/shm). */
+static void shm_name(pcclComm_t c, int rank, char *out, size_t n)
 {
     const char *p = strrchr(pccl_boot_path(c->boot), '/');
-    snprintf(out, n, "%s-r%d", p, c->rank);
+    snprintf(out, n, "%s-r%d", p, rank);
 }
 
 /* Before any registration (the arena is still all zeros): the arena moves
@@ -123,7 +123,7 @@ static pcclResult_t h_export(pcclComm_t c, void *handle)
 {
     host_bk *h = c->bk;
     char name[64];
-    shm_name(c, name, sizeof name);
+    shm_name(c, c->rank, name, sizeof name);
     int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
     if (fd < 0) return pccl_err(c, pcclSystemError, "shm_open %s: %s", name, strerror(errno));
     void *m = MAP_FAILED;
@@ -179,13 +179,12 @@ static void h_unimport(pcclComm_t c, char *mapped)
         }
 }
 
-/* Removes a published arena's name (it may be gone already). */
-static void h_forget(pcclComm_t c, const void *handle)
+/* Removes rank's arena's name (it may be gone already, or never made). */
+static void h_forget(pcclComm_t c, int rank)
 {
-    char name[65];
-    memcpy(name, handle, 64);
-    name[64] = 0;
-    if (name[0] == '/') shm_unlink(name);
+    char name[64];
+    shm_name(c, rank, name, sizeof name);
+    shm_unlink(name);
 }
 static pcclResult_t h_enable_peer(pcclComm_t c, int peer) { return pcclSuccess; }
 

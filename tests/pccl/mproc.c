@@ -364,7 +364,8 @@ int mp_run(const mp_opts *opts, mp_report *rep, double deadline_s)
         /* Everyone but a stopped victim is done: the victim goes. */
         int others = 0;
         for (int r = 0; r < n; r++) others += fd[r] >= 0 && r != opts->victim;
-        if (!others && opts->victim >= 0 && fd[opts->victim] >= 0) kill(pid[opts->victim], SIGKILL);
+        if (!others && opts->victim >= 0 && fd[opts->victim] >= 0 && strstr(text[opts->victim], "F "))
+            kill(pid[opts->victim], SIGKILL); /* after its fault (a stop) landed */
     }
     for (int r = 0; r < n; r++) {
         if (fd[r] >= 0) { /* past the deadline: a hang */
