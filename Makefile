@@ -83,12 +83,17 @@ $(G)/pccl-multiproc: tests/gpu/pccl_multiproc.c tests/gpu/schedule.h lib/pccl.h 
 $(G)/pccl-gpu-test: tests/gpu/pccl_gpu_test.c tests/pccl/check.c tests/pccl/check.h lib/pccl.h $(B)/libpccl.a
 	$(NVCC) -O2 -arch=$(GPU_ARCH) -o $@ tests/gpu/pccl_gpu_test.c tests/pccl/check.c $(B)/libpccl.a -lpthread
 
+$(G)/pccl-fault: tests/gpu/pccl_fault.c tests/pccl/mproc.c tests/pccl/mproc.h tests/pccl/check.c tests/pccl/check.h \
+                 lib/pccl.h $(B)/libpccl.a
+	$(NVCC) -O2 -arch=$(GPU_ARCH) -Xcompiler -D_GNU_SOURCE -o $@ tests/gpu/pccl_fault.c tests/pccl/mproc.c \
+		tests/pccl/check.c $(B)/libpccl.a -lpthread
+
 # dlreplay's CUDA build needs the Debian packages too (config, traces): built
 # here and carried to GPU hosts, with those libraries linked statically.
 HAVE_PKGS := $(shell pkg-config --exists $(PKGS) && echo 1)
 
 gpu: $(B)/libpccl.a $(B)/libpccl.so $(G)/pccl-deadlock $(G)/nccl-deadlock $(G)/pccl-example $(G)/pccl-multiproc \
-     $(G)/pccl-gpu-test $(if $(HAVE_PKGS),$(G)/dlreplay)
+     $(G)/pccl-gpu-test $(G)/pccl-fault $(if $(HAVE_PKGS),$(G)/dlreplay)
 
 # GPU suite: needs no Debian packages (the GPU hosts have none), only CUDA.
 test-gpu: gpu

@@ -67,24 +67,29 @@ int pccl_boot_alive(const pccl_boot *b, int rank)
     return t < 0 || t != F_UNLCK; /* an error of our own says nothing about the peer */
 }
 
-/* 1 if rank r joined and is gone: its lock is free (it exited), or its
- * heartbeat stood still for stall_ns (*stalled: stopped or frozen). */
-static int rank_gone(pccl_boot *b, int r, uint64_t now, int *stalled)
+/* 1 if rank r joined and is gone: its lock is free (it exited), or, with
+ * stall, its heartbeat stood still for stall_ns (*stalled: stopped or
+ * frozen).  Only destroy's wait uses the stall rule: between the init's
+ * barriers a rank allocates and maps without beating (under a sanitizer, on
+ * a loaded host, for longer than a short timeout), and a rank stopped there
+ * is caught by PCCL_BOOT_TIMEOUT. */
+static int rank_gone(pccl_boot *b, int r, uint64_t now, int stall, int *stalled)
 {
     *stalled = 0;
     if (r == b->rank || !__atomic_load_n(&b->recs[r].joined, __ATOMIC_ACQUIRE)) return 0;
     if (!pccl_boot_alive(b, r)) return 1;
     uint64_t beat = __atomic_load_n(&b->recs[r].beat, __ATOMIC_RELAXED);
     if (beat != b->seen[r] || !b->seen_ns[r]) { b->seen[r] = beat; b->seen_ns[r] = now; return 0; }
-    return *stalled = b->stall_ns && now - b->seen_ns[r] > b->stall_ns;
+    return *stalled = stall && b->stall_ns && now - b->seen_ns[r] > b->stall_ns;
 }
 
-/* The first gone rank, or -1. */
-static int gone_rank(pccl_boot *b, int *stalled)
+/* The first rank that exited, or -1. */
+static int gone_rank(pccl_boot *b)
 {
     uint64_t now = pccl_now_ns();
+    int stalled;
     for (int r = 0; r < b->nranks; r++)
-        if (rank_gone(b, r, now, stalled)) return r;
+        if (rank_gone(b, r, now, 0, &stalled)) return r;
     return -1;
 }
 
@@ -125,15 +130,14 @@ static pcclResult_t wait_all(pccl_boot *b, size_t off, const char *what)
     for (;;) {
         /* Gone first, then the flags: a rank that set its flag and then died
          * still passed this barrier, on every rank alike. */
-        int missing = -1, stalled = 0, gone = gone_rank(b, &stalled);
+        int missing = -1, gone = gone_rank(b);
         for (int r = 0; r < b->nranks && missing < 0; r++)
             if (!__atomic_load_n((uint32_t *)((char *)&b->recs[r] + off), __ATOMIC_ACQUIRE)) missing = r;
         if (missing < 0) return pcclSuccess;
         pccl_boot_beat(b); /* a rank waiting here is alive */
         if (gone >= 0)
-            return pccl_err(NULL, pcclRemoteError, "pcclCommInitRank: rank %d (pid %d) %s before it could %s",
-                            gone, (int)b->recs[gone].pid,
-                            stalled ? "made no progress for PCCL_PEER_TIMEOUT_MS" : "exited", what);
+            return pccl_err(NULL, pcclRemoteError, "pcclCommInitRank: rank %d (pid %d) %s before it could %s", gone,
+                            (int)b->recs[gone].pid, pccl_boot_left(b, gone) ? "gave up (left)" : "exited", what);
         if ((pccl_now_ns() - t0) * 1e-9 > timeout_s())
             return pccl_err(NULL, pcclRemoteError, "pcclCommInitRank: rank %d did not %s within %.0f s "
                             "(PCCL_BOOT_TIMEOUT)", missing, what, timeout_s());
@@ -233,7 +237,7 @@ void pccl_boot_leave(pccl_boot *b, int wait)
         int missing = 0, stalled;
         uint64_t now = pccl_now_ns();
         for (int r = 0; r < b->nranks; r++)
-            missing += !pccl_boot_left(b, r) && !rank_gone(b, r, now, &stalled);
+            missing += !pccl_boot_left(b, r) && !rank_gone(b, r, now, 1, &stalled);
         if (!missing || (now - t0) * 1e-9 > timeout_s()) break;
         pccl_boot_beat(b);
         usleep(200);

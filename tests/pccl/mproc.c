@@ -24,6 +24,11 @@
 
 extern char **environ;
 
+static void *h_alloc(size_t n) { return malloc(n ? n : 1); }
+static void h_put(void *d, const void *h, size_t n) { memcpy(d, h, n); }
+static const mp_mem host_mem = {h_alloc, free, h_put, h_put};
+const mp_mem *mp_mem_ops = &host_mem;
+
 #define MP_NC 5
 #define REPORT_FD 3
 
@@ -125,11 +130,14 @@ static int workload(child *ch, pcclComm_t c, int n, int rank, int faulty)
     const mp_opts *o = ch->o;
     ck_coll cc[MP_NC];
     int ids[MP_NC], order[MP_NC], fail = 0;
-    void *buf[MP_NC][2];
+    void *buf[MP_NC][2], *dbuf[MP_NC][2]; /* host staging, and the collective's (mp_mem_ops) */
+    const mp_mem *m = mp_mem_ops;
     shapes(cc, n);
     for (int k = 0; k < MP_NC; k++) {
         buf[k][0] = malloc(ck_send_bytes(&cc[k]));
         buf[k][1] = malloc(ck_recv_bytes(&cc[k]));
+        dbuf[k][0] = m->alloc(ck_send_bytes(&cc[k]));
+        dbuf[k][1] = m->alloc(ck_recv_bytes(&cc[k]));
     }
     for (int k = 0; k < MP_NC && !fail; k++) {
         if (faulty && victim_in(ch, MP_PH_REGISTER) && k == ch->fault_at_k) fault_now(o);
@@ -139,12 +147,14 @@ static int workload(child *ch, pcclComm_t c, int n, int rank, int faulty)
         uint64_t seed = o->seed * 7919 + (uint64_t)it * MP_NC;
         for (int k = 0; k < MP_NC; k++) {
             ck_prepare(&cc[k], rank, seed + (uint64_t)k, 0, buf[k][0], buf[k][1]);
+            m->put(dbuf[k][0], buf[k][0], ck_send_bytes(&cc[k]));
+            m->put(dbuf[k][1], buf[k][1], ck_recv_bytes(&cc[k]));
             order[k] = k;
         }
         ck_shuffle(order, MP_NC, (o->seed << 20) ^ ((uint64_t)it << 8) ^ (uint64_t)rank);
         for (int i = 0; i < MP_NC && !fail; i++) {
             int k = order[i], at = faulty && it == ch->fault_at_it && i == ch->fault_at_k;
-            fail = note(ch, pcclRun(c, ids[k], buf[k][0], buf[k][1], NULL, NULL), c, "pcclRun");
+            fail = note(ch, pcclRun(c, ids[k], dbuf[k][0], dbuf[k][1], NULL, NULL), c, "pcclRun");
             if (at && victim_in(ch, MP_PH_COLL)) arm(ch, (long)(ck_rand(&ch->rng) % 300));
             if (at && victim_in(ch, MP_PH_SYNC)) arm(ch, (long)(ck_rand(&ch->rng) % 100));
             /* An armed fault that has not landed yet (its thread not run on
@@ -156,15 +166,17 @@ static int workload(child *ch, pcclComm_t c, int n, int rank, int faulty)
         }
         if (!fail) fail = note(ch, pcclWaitAll(c), c, "pcclWaitAll");
         for (int k = 0; k < MP_NC && !fail; k++) {
-            char m[256];
-            if (ck_verify(&cc[k], rank, seed + (uint64_t)k, 0, buf[k][1], m, sizeof m))
-                wrong(ch, "rank %d iteration %d: %s", rank, it, m);
+            char msg[256];
+            m->get(buf[k][1], dbuf[k][1], ck_recv_bytes(&cc[k]));
+            if (ck_verify(&cc[k], rank, seed + (uint64_t)k, 0, buf[k][1], msg, sizeof msg))
+                wrong(ch, "rank %d iteration %d: %s", rank, it, msg);
         }
     }
-    for (int k = 0; k < MP_NC; k++) {
-        free(buf[k][0]);
-        free(buf[k][1]);
-    }
+    for (int k = 0; k < MP_NC; k++)
+        for (int j = 0; j < 2; j++) {
+            free(buf[k][j]);
+            m->release(dbuf[k][j]);
+        }
     return fail;
 }
 
@@ -202,7 +214,7 @@ static void run_child(child *ch)
     const mp_opts *o = ch->o;
     mp_report *rep = ch->rep;
     pcclConfig_t cfg = PCCL_CONFIG_INITIALIZER;
-    cfg.backend = PCCL_BACKEND_HOST;
+    cfg.backend = o->backend;
     cfg.blocks = 2;
     cfg.chunkBytes = 512;
     cfg.arenaBytes = 4L << 20;
@@ -390,4 +402,91 @@ int mp_shm_left(const pcclUniqueId *id)
     for (struct dirent *e; (e = readdir(d));) n += strncmp(e->d_name, "pccl-", 5) == 0 && strstr(e->d_name, tail);
     closedir(d);
     return n;
+}
+
+/* ---- a fault case, judged ------------------------------------------------------ */
+
+static const char *const phase_names[MP_NPH] = {"none", "init", "register", "collective", "sync", "destroy"};
+
+/* Records the first failure of a case; 1 if cond holds. */
+static int expect(int cond, char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int expect(int cond, char *why, size_t len, const char *fmt, ...)
+{
+    if (cond || *why) return cond;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, len, fmt, ap);
+    va_end(ap);
+    return 0;
+}
+
+int mp_fault_case(uint64_t seed, int backend, int lo, int hi, mp_stats *st, char *why, size_t len)
+{
+    uint64_t s = seed * 0x2545f4914f6cdd1dull + 7;
+    mp_opts o;
+    memset(&o, 0, sizeof o);
+    *why = 0;
+    o.backend = backend;
+    o.nranks = lo + (int)(ck_rand(&s) % (uint64_t)(hi - lo + 1));
+    o.seed = seed;
+    o.iters = 8;
+    o.timeout_ms = MP_TIMEOUT_MS;
+    o.victim = (int)(ck_rand(&s) % (uint64_t)o.nranks);
+    o.phase = 1 + (int)(seed % (MP_NPH - 1));
+    o.kind = ck_rand(&s) % 2 ? MP_KILL : MP_STOP;
+    o.sync = o.phase == MP_PH_SYNC || ck_rand(&s) % 4 == 0;
+    o.chaos = ck_rand(&s) % 3 == 0;
+    pcclGetUniqueId(&o.id);
+    pcclGetUniqueId(&o.reinit);
+    char what[160];
+    snprintf(what, sizeof what, "seed %llu: %s rank %d of %d during %s%s%s", (unsigned long long)seed,
+             o.kind == MP_KILL ? "kill -9" : "SIGSTOP", o.victim, o.nranks, phase_names[o.phase],
+             o.sync ? ", syncs" : "", o.chaos ? ", chaos" : "");
+    mp_report rep[8];
+    int bad = mp_run(&o, rep, 60);
+    expect(bad == 0, why, len, "%s: %d ranks hung (killed at the deadline) or could not start", what, bad);
+    st->injected++;
+    const mp_report *v = &rep[o.victim];
+    expect(WIFSIGNALED(v->status) && WTERMSIG(v->status) == SIGKILL && v->t_fault > 0, why, len,
+           "%s: the victim was not killed (status 0x%x)", what, v->status);
+    /* A survivor's deadline: the init's timeout for a rank that never
+     * joined, the stall timeout for a stopped one, and slack for the 2-core
+     * machine under sanitizers. */
+    const char *bt = getenv("PCCL_BOOT_TIMEOUT");
+    double deadline = (bt ? atof(bt) : MP_BOOT_S) + MP_TIMEOUT_MS / 1000.0 + 3.0;
+    for (int r = 0; r < o.nranks; r++) {
+        if (r == o.victim) continue;
+        const mp_report *p = &rep[r];
+        expect(p->reported && WIFEXITED(p->status) && WEXITSTATUS(p->status) == 0, why, len,
+               "%s: rank %d did not report and exit 0 (status 0x%x): %s", what, r, p->status, p->msg);
+        expect(!p->wrong, why, len, "%s: rank %d: %d wrong: %s", what, r, p->wrong, p->msg);
+        expect(p->threads == 0 && p->maps == 0, why, len, "%s: rank %d left %d pccl threads and %d pccl mappings",
+               what, r, p->threads, p->maps);
+        if (o.phase == MP_PH_DESTROY && !p->err) continue; /* the fault came after the survivor was done */
+        double dt = p->t_err - v->t_fault;
+        expect(p->err == pcclRemoteError, why, len, "%s: rank %d: expected pcclRemoteError, got %d: %s", what, r,
+               p->err, p->msg);
+        expect(p->recovered, why, len, "%s: rank %d did not recover: %s", what, r, p->msg);
+        expect(dt < deadline, why, len, "%s: rank %d got its error %.2f s after the fault (deadline %.1f s)", what, r,
+               dt, deadline);
+        int k = o.phase == MP_PH_INIT ? 2 : o.kind == MP_KILL ? 0 : 1;
+        if (!st->detected[k]) snprintf(st->example[k], sizeof st->example[k], "%s: rank %d: %s", what, r, p->msg);
+        st->detected[k]++;
+        st->sum[k] += dt;
+        if (dt > st->max[k]) st->max[k] = dt;
+    }
+    expect(mp_shm_left(&o.id) == 0 && mp_shm_left(&o.reinit) == 0, why, len, "%s: /dev/shm entries left", what);
+    st->survived += !*why;
+    return !*why;
+}
+
+void mp_print_stats(const mp_stats *st, FILE *f)
+{
+    static const char *const kinds[3] = {"kill -9 after init", "SIGSTOP after init", "during init"};
+    fprintf(f, "faults: %d injected, %d survived (every survivor: pcclRemoteError naming the victim, shrink or "
+            "re-init, exact results, nothing left)\n", st->injected, st->survived);
+    for (int k = 0; k < 3; k++)
+        if (st->detected[k])
+            fprintf(f, "time to detection, %s: mean %.3f s, max %.3f s (%d survivors); e.g. %s\n", kinds[k],
+                    st->sum[k] / st->detected[k], st->max[k], st->detected[k], st->example[k]);
 }

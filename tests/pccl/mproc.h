@@ -5,12 +5,16 @@
 #ifndef PCCL_TEST_MPROC_H
 #define PCCL_TEST_MPROC_H
 
+#include <stdint.h>
+#include <stdio.h>
+
 #include "../../lib/pccl.h"
 
 enum { MP_PH_NONE, MP_PH_INIT, MP_PH_REGISTER, MP_PH_COLL, MP_PH_SYNC, MP_PH_DESTROY, MP_NPH };
 enum { MP_KILL = 1, MP_STOP = 2 };
 
 typedef struct {
+    int backend;                 /* PCCL_BACKEND_HOST, or _GPU (tests/gpu/pccl_fault.c) */
     int nranks, rank;
     unsigned long long seed;
     int iters, sync, chaos;
@@ -32,6 +36,17 @@ typedef struct {
     char msg[400];               /* pcclGetLastError of the error, or of what went wrong */
 } mp_report;
 
+/* Where a rank's buffers live: host memory (the default), or the GPU's
+ * (tests/gpu/pccl_fault.c sets its own before mp_child_main).  put/get copy
+ * between a host staging buffer and a buffer of alloc. */
+typedef struct {
+    void *(*alloc)(size_t bytes);
+    void (*release)(void *p);
+    void (*put)(void *dst, const void *host, size_t bytes);
+    void (*get)(void *host, const void *src, size_t bytes);
+} mp_mem;
+extern const mp_mem *mp_mem_ops;
+
 /* The child's entry (main.c: argv[1] == "--child"). */
 int mp_child_main(int argc, char **argv);
 /* Runs opts->nranks ranks (opts->rank ignored) to the end; a stopped victim
@@ -41,5 +56,21 @@ int mp_run(const mp_opts *opts, mp_report *rep, double deadline_s);
 /* /dev/shm entries and children left of an id and the ids derived from it
  * (pcclCommShrink keeps its last 8 random bytes). */
 int mp_shm_left(const pcclUniqueId *id);
+
+/* Fault injection, one case per seed: ranks (lo..hi), victim, phase, kill
+ * or stop, syncs and chaos drawn from the seed.  Judges every survivor
+ * (pcclRemoteError within the deadline, naming the victim; recovered with
+ * exact results; no thread, mapping or /dev/shm entry left; the victim
+ * reaped).  1 if the case passed, else 0 with why[] saying what failed. */
+#define MP_BOOT_S 2        /* PCCL_BOOT_TIMEOUT for the children (unless set): a rank that never joins */
+#define MP_TIMEOUT_MS 700  /* PCCL_PEER_TIMEOUT_MS: a stopped rank (well above a 2-core hiccup) */
+typedef struct {
+    int injected, survived, detected[3]; /* [0] kill -9, [1] SIGSTOP after init, [2] during init */
+    double sum[3], max[3];
+    char example[3][600];                /* the first error a survivor saw, per kind */
+} mp_stats;
+int mp_fault_case(uint64_t seed, int backend, int lo, int hi, mp_stats *st, char *why, size_t len);
+/* Prints the figures (injected, survived, time to detection) to f. */
+void mp_print_stats(const mp_stats *st, FILE *f);
 
 #endif
