@@ -9,7 +9,8 @@
  *     --gpus N    ranks on GPUs 0..N-1 (default: every GPU, at least 2)
  *     --share N   N ranks, all on GPU 0 (PCCL_DEVICE_OF_RANK=0,0,...): two
  *                 processes sharing one GPU, where only one is lent
- *     --seeds K   fault cases (default 10), seeds S..S+K-1 (--first, default 1)
+ *     --seeds K   fault cases (default 10), seeds S..S+K-1 (--first, default 1),
+ *                 after a run without a fault (exact results, no false alarm)
  * Exit: 0 every case passed, 1 a case failed, 2 bad arguments, 77 no GPU.
  * Build: make gpu (build/gpu/pccl-fault). */
 #include <stdio.h>
@@ -69,9 +70,11 @@ int main(int argc, char **argv)
     setenv("PCCL_BOOT_TIMEOUT", "10", 0);
     mp_stats st;
     memset(&st, 0, sizeof st);
-    int failed = 0;
+    char why[1024];
+    int failed = !mp_clean_case(PCCL_BACKEND_GPU, n, 10, 1, 0, 1, why, sizeof why);
+    printf("%s without a fault, %d ranks, syncs: %s\n", failed ? "FAILED" : "ok", n, failed ? why : "exact");
+    fflush(stdout);
     for (int s = first; s < first + seeds; s++) {
-        char why[1024];
         if (!mp_fault_case((uint64_t)s, PCCL_BACKEND_GPU, n, n, &st, why, sizeof why)) {
             printf("FAILED %s\n", why);
             failed++;

@@ -420,6 +420,41 @@ static int expect(int cond, char *why, size_t len, const char *fmt, ...)
     return 0;
 }
 
+/* What every rank that survives must show: a report, exit 0, nothing
+ * wrong, nothing left. */
+static void judge_clean(const mp_report *p, int r, const char *what, char *why, size_t len)
+{
+    expect(p->reported && WIFEXITED(p->status) && WEXITSTATUS(p->status) == 0, why, len,
+           "%s: rank %d did not report and exit 0 (status 0x%x): %s", what, r, p->status, p->msg);
+    expect(!p->wrong, why, len, "%s: rank %d: %d wrong: %s", what, r, p->wrong, p->msg);
+    expect(p->threads == 0 && p->maps == 0, why, len, "%s: rank %d left %d pccl threads and %d pccl mappings", what,
+           r, p->threads, p->maps);
+}
+
+int mp_clean_case(int backend, int n, int iters, int sync, int chaos, uint64_t seed, char *why, size_t len)
+{
+    mp_opts o;
+    memset(&o, 0, sizeof o);
+    *why = 0;
+    o.backend = backend;
+    o.nranks = n;
+    o.seed = seed;
+    o.iters = iters;
+    o.sync = sync;
+    o.chaos = chaos;
+    o.timeout_ms = 500; /* detection on, tighter than the fault cases': no false alarm */
+    o.victim = -1;
+    pcclGetUniqueId(&o.id);
+    mp_report rep[8];
+    expect(mp_run(&o, rep, 120) == 0, why, len, "a rank hung or could not start");
+    for (int r = 0; r < n; r++) {
+        judge_clean(&rep[r], r, "no fault", why, len);
+        expect(rep[r].err == pcclSuccess, why, len, "rank %d: %s", r, rep[r].msg);
+    }
+    expect(mp_shm_left(&o.id) == 0, why, len, "/dev/shm entries left");
+    return !*why;
+}
+
 int mp_fault_case(uint64_t seed, int backend, int lo, int hi, mp_stats *st, char *why, size_t len)
 {
     uint64_t s = seed * 0x2545f4914f6cdd1dull + 7;
@@ -457,11 +492,7 @@ int mp_fault_case(uint64_t seed, int backend, int lo, int hi, mp_stats *st, char
     for (int r = 0; r < o.nranks; r++) {
         if (r == o.victim) continue;
         const mp_report *p = &rep[r];
-        expect(p->reported && WIFEXITED(p->status) && WEXITSTATUS(p->status) == 0, why, len,
-               "%s: rank %d did not report and exit 0 (status 0x%x): %s", what, r, p->status, p->msg);
-        expect(!p->wrong, why, len, "%s: rank %d: %d wrong: %s", what, r, p->wrong, p->msg);
-        expect(p->threads == 0 && p->maps == 0, why, len, "%s: rank %d left %d pccl threads and %d pccl mappings",
-               what, r, p->threads, p->maps);
+        judge_clean(p, r, what, why, len);
         if (o.phase == MP_PH_DESTROY && !p->err) continue; /* the fault came after the survivor was done */
         double dt = p->t_err - v->t_fault;
         expect(p->err == pcclRemoteError, why, len, "%s: rank %d: expected pcclRemoteError, got %d: %s", what, r,

@@ -69,6 +69,11 @@ typedef struct {
     double sum[3], max[3];
     char example[3][600];                /* the first error a survivor saw, per kind */
 } mp_stats;
+/* No fault: n ranks, iterations of the five collectives in random orders
+ * (sync: a device synchronization after every invocation; chaos), failure
+ * detection on at 500 ms: every rank exact, no error (no false alarm),
+ * nothing left.  1 if so, else 0 with why[]. */
+int mp_clean_case(int backend, int n, int iters, int sync, int chaos, uint64_t seed, char *why, size_t len);
 int mp_fault_case(uint64_t seed, int backend, int lo, int hi, mp_stats *st, char *why, size_t len);
 /* Prints the figures (injected, survived, time to detection) to f. */
 void mp_print_stats(const mp_stats *st, FILE *f);

@@ -30,36 +30,12 @@ static void env_restore(void)
     free(old_boot);
 }
 
-static void clean_exit(const mp_report *r, int rank, const char *what)
-{
-    PT_CHECK(r->reported && WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0,
-             "%s: rank %d did not report and exit 0 (status 0x%x): %s", what, rank, r->status, r->msg);
-    PT_CHECK(!r->wrong, "%s: rank %d: %d wrong: %s", what, rank, r->wrong, r->msg);
-    PT_CHECK(r->threads == 0 && r->maps == 0, "%s: rank %d left %d threads and %d pccl mappings", what, rank,
-             r->threads, r->maps);
-}
-
 static void run_clean(const char *what, int n, int iters, int sync, int chaos, uint64_t seed)
 {
-    mp_opts o;
-    memset(&o, 0, sizeof o);
-    o.nranks = n;
-    o.seed = seed;
-    o.iters = iters;
-    o.sync = sync;
-    o.chaos = chaos;
-    o.timeout_ms = 500; /* detection on, tighter than the fault tests': no false alarm */
-    o.victim = -1;
-    o.backend = PCCL_BACKEND_HOST;
-    PT_OK(pcclGetUniqueId(&o.id));
-    mp_report rep[8];
+    char why[1024];
     double t0 = ck_now();
-    PT_CHECK(mp_run(&o, rep, 120) == 0, "%s: a rank hung or could not start", what);
-    for (int r = 0; r < n; r++) {
-        clean_exit(&rep[r], r, what);
-        PT_CHECK(rep[r].err == pcclSuccess, "%s: rank %d: %s", what, r, rep[r].msg);
-    }
-    PT_CHECK(mp_shm_left(&o.id) == 0, "%s: /dev/shm entries left", what);
+    int ok = mp_clean_case(PCCL_BACKEND_HOST, n, iters, sync, chaos, seed, why, sizeof why);
+    PT_CHECK(ok, "%s: %s", what, why);
     fprintf(stderr, "\n  %s: %d ranks, %d iterations x 5 collectives, %.2f s", what, n, iters, ck_now() - t0);
 }
 
@@ -67,7 +43,7 @@ static void test_exact(void)
 {
     pt_begin("multiproc exact", 300);
     env_set();
-    for (int n = 2; n <= 4; n++) run_clean("processes", n, ck_scaled(20, 4), 0, 0, (uint64_t)n);
+    for (int n = 2; n <= 4; n++) run_clean("processes", n, ck_scaled(40, 6), 0, 0, (uint64_t)n);
     env_restore();
     pt_end();
 }
@@ -76,9 +52,9 @@ static void test_randorder(void)
 {
     pt_begin("multiproc random order", 300);
     env_set();
-    run_clean("random order + chaos, detection 500 ms", 3, ck_scaled(20, 4), 0, 1, 11);
-    run_clean("random order + syncs + chaos, detection 500 ms", 3, ck_scaled(6, 2), 1, 1, 12);
-    run_clean("random order + syncs, detection 500 ms", 4, ck_scaled(6, 2), 1, 0, 13);
+    run_clean("random order + chaos, detection 500 ms", 3, ck_scaled(40, 6), 0, 1, 11);
+    run_clean("random order + syncs + chaos, detection 500 ms", 3, ck_scaled(20, 4), 1, 1, 12);
+    run_clean("random order + syncs, detection 500 ms", 4, ck_scaled(20, 4), 1, 0, 13);
     env_restore();
     pt_end();
 }
