@@ -145,6 +145,7 @@ static int workload(child *ch, pcclComm_t c, int n, int rank, int faulty)
     }
     for (int it = 0; it < o->iters && !fail; it++) {
         uint64_t seed = o->seed * 7919 + (uint64_t)it * MP_NC;
+        if (o->slow_ms && rank == n - 1) ck_sleep_ms(o->slow_ms); /* computing, alive */
         for (int k = 0; k < MP_NC; k++) {
             ck_prepare(&cc[k], rank, seed + (uint64_t)k, 0, buf[k][0], buf[k][1]);
             m->put(dbuf[k][0], buf[k][0], ck_send_bytes(&cc[k]));
@@ -431,7 +432,8 @@ static void judge_clean(const mp_report *p, int r, const char *what, char *why, 
            r, p->threads, p->maps);
 }
 
-int mp_clean_case(int backend, int n, int iters, int sync, int chaos, uint64_t seed, char *why, size_t len)
+static int clean_case(int backend, int n, int iters, int sync, int chaos, uint64_t seed, int slow_ms, char *why,
+                      size_t len)
 {
     mp_opts o;
     memset(&o, 0, sizeof o);
@@ -444,6 +446,7 @@ int mp_clean_case(int backend, int n, int iters, int sync, int chaos, uint64_t s
     o.chaos = chaos;
     o.timeout_ms = 500; /* detection on, tighter than the fault cases': no false alarm */
     o.victim = -1;
+    o.slow_ms = slow_ms;
     pcclGetUniqueId(&o.id);
     mp_report rep[8];
     expect(mp_run(&o, rep, 120) == 0, why, len, "a rank hung or could not start");
@@ -453,6 +456,16 @@ int mp_clean_case(int backend, int n, int iters, int sync, int chaos, uint64_t s
     }
     expect(mp_shm_left(&o.id) == 0, why, len, "/dev/shm entries left");
     return !*why;
+}
+
+int mp_clean_case(int backend, int n, int iters, int sync, int chaos, uint64_t seed, char *why, size_t len)
+{
+    return clean_case(backend, n, iters, sync, chaos, seed, 0, why, len);
+}
+
+int mp_slow_case(int backend, int n, int iters, int slow_ms, char *why, size_t len)
+{
+    return clean_case(backend, n, iters, 0, 0, 77, slow_ms, why, len);
 }
 
 int mp_fault_case(uint64_t seed, int backend, int lo, int hi, mp_stats *st, char *why, size_t len)

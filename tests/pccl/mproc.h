@@ -20,6 +20,7 @@ typedef struct {
     int iters, sync, chaos;
     long timeout_ms;             /* PCCL_PEER_TIMEOUT_MS of the communicators */
     int victim, phase, kind;     /* the fault: rank, where, kill or stop (victim -1: none) */
+    int slow_ms;                 /* the last rank computes this long before each iteration */
     pcclUniqueId id, reinit;     /* reinit: the survivors' id after a failed init */
 } mp_opts;
 
@@ -74,6 +75,9 @@ typedef struct {
  * detection on at 500 ms: every rank exact, no error (no false alarm),
  * nothing left.  1 if so, else 0 with why[]. */
 int mp_clean_case(int backend, int n, int iters, int sync, int chaos, uint64_t seed, char *why, size_t len);
+/* The same with a slow peer: the last rank sleeps slow_ms before each
+ * iteration while the others wait on it with invocations in flight. */
+int mp_slow_case(int backend, int n, int iters, int slow_ms, char *why, size_t len);
 int mp_fault_case(uint64_t seed, int backend, int lo, int hi, mp_stats *st, char *why, size_t len);
 /* Prints the figures (injected, survived, time to detection) to f. */
 void mp_print_stats(const mp_stats *st, FILE *f);

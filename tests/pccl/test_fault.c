@@ -60,6 +60,23 @@ static void test_randorder(void)
     pt_end();
 }
 
+/* A peer that computes for 800 ms before each iteration, longer than the
+ * 500 ms timeout, while the others wait on it: alive (its poller beats), so
+ * never failed. */
+static void test_slow_peer(void)
+{
+    pt_begin("multiproc slow peer", 120);
+    env_set();
+    char why[1024];
+    double t0 = ck_now();
+    int ok = mp_slow_case(PCCL_BACKEND_HOST, 3, 2, 800, why, sizeof why);
+    PT_CHECK(ok, "a slow peer: %s", why);
+    fprintf(stderr, "\n  a rank computing 800 ms before each of 2 iterations, timeout 500 ms: %s, %.2f s",
+            ok ? "no false alarm" : "FAILED", ck_now() - t0);
+    env_restore();
+    pt_end();
+}
+
 /* ---- pcclCommShrink from threads of one process, and its arguments ---------- */
 
 typedef struct {
@@ -180,6 +197,7 @@ int pt_register_multiproc(void)
     if (!s) return -1;
     if (!CU_add_test(s, "2-4 ranks as processes, shared-memory arenas: exact", test_exact) ||
         !CU_add_test(s, "random order, syncs, chaos, detection on: no false alarm", test_randorder) ||
+        !CU_add_test(s, "a slow peer (computing longer than the timeout): no false alarm", test_slow_peer) ||
         !CU_add_test(s, "pcclCommShrink from threads: exact", test_shrink_threads) ||
         !CU_add_test(s, "pcclCommShrink and fault queries: bad arguments", test_shrink_args))
         return -1;
