@@ -153,6 +153,10 @@ static pcclResult_t h_import(pcclComm_t c, const void *handle, char **mapped)
     name[64] = 0;
     int fd = shm_open(name, O_RDWR, 0);
     struct stat st;
+    /* Published and gone before every rank mapped it: a rank whose init
+     * failed (a peer died) removed it: a remote error, as the others see. */
+    if (fd < 0 && errno == ENOENT)
+        return pccl_err(c, pcclRemoteError, "a peer's connector arena %s is gone: a rank's init failed", name);
     if (fd < 0 || fstat(fd, &st)) {
         pcclResult_t r = pccl_err(c, pcclSystemError, "a peer's connector arena %s: %s", name, strerror(errno));
         if (fd >= 0) close(fd);
