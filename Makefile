@@ -5,7 +5,8 @@
 #   make bench   simulator benchmark -> results/bench-sim.csv, results/bench-scaling.csv
 #   make mpi     build/dlsim-mpi: dlsim run split over MPI ranks (Open MPI)
 #   make test-long  dlreplay's larger trace corpus on pccl's host backend; the pccl
-#                   API fuzzer for PCCL_FUZZ_LONG seconds (default 60) per build
+#                   API fuzzer for PCCL_FUZZ_LONG seconds (default 60) per build;
+#                   pccl's fault injection over more seeds
 #
 # CUDA parts build only where nvcc is found (none exist yet).
 
@@ -84,12 +85,17 @@ $(G)/pccl-multiproc: tests/gpu/pccl_multiproc.c tests/gpu/schedule.h lib/pccl.h 
 $(G)/pccl-gpu-test: tests/gpu/pccl_gpu_test.c tests/pccl/check.c tests/pccl/check.h lib/pccl.h $(B)/libpccl.a
 	$(NVCC) -O2 -arch=$(GPU_ARCH) -o $@ tests/gpu/pccl_gpu_test.c tests/pccl/check.c $(B)/libpccl.a -lpthread
 
+$(G)/pccl-fault: tests/gpu/pccl_fault.c tests/pccl/mproc.c tests/pccl/mproc.h tests/pccl/check.c tests/pccl/check.h \
+                 lib/pccl.h $(B)/libpccl.a
+	$(NVCC) -O2 -arch=$(GPU_ARCH) -Xcompiler -D_GNU_SOURCE -o $@ tests/gpu/pccl_fault.c tests/pccl/mproc.c \
+		tests/pccl/check.c $(B)/libpccl.a -lpthread
+
 # dlreplay's CUDA build needs the Debian packages too (config, traces): built
 # here and carried to GPU hosts, with those libraries linked statically.
 HAVE_PKGS := $(shell pkg-config --exists $(PKGS) && echo 1)
 
 gpu: $(B)/libpccl.a $(B)/libpccl.so $(G)/pccl-deadlock $(G)/nccl-deadlock $(G)/pccl-example $(G)/pccl-multiproc \
-     $(G)/pccl-gpu-test $(if $(HAVE_PKGS),$(G)/dlreplay)
+     $(G)/pccl-gpu-test $(G)/pccl-fault $(if $(HAVE_PKGS),$(G)/dlreplay)
 
 # GPU suite: needs no Debian packages (the GPU hosts have none), only CUDA.
 test-gpu: gpu
@@ -127,13 +133,17 @@ $(TSAN)/pccl-tests: $(PTEST_SRC:%.c=$(TSAN)/%.o) $(TSAN)/tests/runner.o $(PCCL_S
 _test check: $(B)/dlreplay $(SAN)/dlreplay $(B)/harness-tests $(SAN)/harness-tests $(TSAN)/harness-tests
 # The larger corpus: 200 rounds per config of configs/replay on the host backend;
 # the API fuzzer (tests/pccl/fuzz.c) longer than in `make test`, in every build
-# (a failure prints PCCL_FUZZ_SEED to replay it with).
+# (a failure prints PCCL_FUZZ_SEED to replay it with); fault injection over
+# more seeds.
 PCCL_FUZZ_LONG ?= 60
 _test-long: $(B)/dlsim $(B)/dlreplay $(B)/pccl-tests $(SAN)/pccl-tests $(TSAN)/pccl-tests
 	tests/replay.sh $(B)/dlreplay --long
 	PCCL_FUZZ_SECONDS=$(PCCL_FUZZ_LONG) $(B)/pccl-tests fuzz
 	PCCL_FUZZ_SECONDS=$(PCCL_FUZZ_LONG) PCCL_TEST_QUICK=1 $(SAN)/pccl-tests fuzz
 	PCCL_FUZZ_SECONDS=$(PCCL_FUZZ_LONG) PCCL_TEST_QUICK=1 TSAN_OPTIONS=halt_on_error=1 $(TSAN)/pccl-tests fuzz
+	@echo "== pccl fault injection, 200 seeds (optimized) and 40 (ASan+UBSan)"
+	PCCL_FAULT_SEEDS=200 $(B)/pccl-tests faults
+	PCCL_FAULT_SEEDS=40 $(SAN)/pccl-tests faults
 
 DR_SRC  := harness/replay.c harness/report.c harness/lib_pccl.c
 DR_HDRS := $(wildcard harness/*.h) lib/pccl.h tests/pccl/check.h $(HDRS)

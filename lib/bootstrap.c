@@ -1,9 +1,17 @@
 /* Rendezvous of the ranks of one communicator by unique id, through a file in
  * /dev/shm that every rank maps: ranks publish their process, device and (for
- * ranks in separate processes) the CUDA IPC handle of their connector arena
- * and the knobs that shape their rings,
- * and meet again at destroy, so that no rank frees an arena a peer may still
- * write into.  The last rank to leave removes the file. */
+ * ranks in separate processes) the handle of their connector arena (CUDA IPC,
+ * or a POSIX shared-memory name on the host backend) and the knobs that shape
+ * their rings, and meet again at destroy, so that no rank frees an arena a
+ * peer may still write into.  The name is removed as soon as every rank has
+ * mapped the file: a killed rank leaves nothing in /dev/shm.
+ *
+ * The mapping then carries each rank's health (lib/health.c): a heartbeat
+ * its poller bumps, the ranks it found failed, and a lock: every rank holds an
+ * open-file-description lock on byte `rank` of the file, which the kernel
+ * drops when the process exits, however it exits.  A peer whose byte is
+ * unlocked has exited (or left the communicator): no pid to reuse, no zombie
+ * to mistake for a live process. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -16,15 +24,19 @@
 #include "internal.h"
 
 typedef struct {
-    uint32_t joined, published, left, pad;
+    uint32_t joined, published, left, mapped;
     int32_t pid, dev, nranks, pad2;
     unsigned char handle[64];
     int64_t shape[PCCL_SHAPE_N];
+    uint64_t beat;   /* bumped by the rank's poller (and while it waits here) */
+    uint64_t failed; /* the ranks this rank found dead or stalled (bit r: rank r) */
 } boot_rec;
 
 struct pccl_boot {
     boot_rec *recs;
-    int nranks, rank;
+    int nranks, rank, fd;
+    uint64_t stall_ns;  /* 0: no stall rule in the barriers (PCCL_PEER_TIMEOUT_MS) */
+    uint64_t seen[PCCL_MAX_RANKS], seen_ns[PCCL_MAX_RANKS]; /* the barriers' view of the beats */
     char path[96];
 };
 
@@ -34,6 +46,74 @@ static void path_of(const pcclUniqueId *id, char *out, size_t n)
     int k = snprintf(out, n, "/dev/shm/pccl-");
     for (int i = 0; i < 24 && k + 2 < (int)n; i++) k += snprintf(out + k, n - (size_t)k, "%02x", u[i]);
 }
+
+/* The lock on byte `rank` (see above): held from the join to the leave. */
+static int lock_byte(int fd, int rank, int type, int cmd)
+{
+    struct flock l;
+    memset(&l, 0, sizeof l);
+    l.l_type = (short)type;
+    l.l_whence = SEEK_SET;
+    l.l_start = rank;
+    l.l_len = 1;
+    if (fcntl(fd, cmd, &l)) return -1;
+    return l.l_type;
+}
+
+int pccl_boot_alive(const pccl_boot *b, int rank)
+{
+    if (rank == b->rank) return 1;
+    int t = lock_byte(b->fd, rank, F_WRLCK, F_OFD_GETLK);
+    return t < 0 || t != F_UNLCK; /* an error of our own says nothing about the peer */
+}
+
+/* 1 if rank r joined and is gone: its lock is free (it exited), or, with
+ * stall, its heartbeat stood still for stall_ns (*stalled: stopped or
+ * frozen).  Only destroy's wait uses the stall rule: between the init's
+ * barriers a rank allocates and maps without beating (under a sanitizer, on
+ * a loaded host, for longer than a short timeout), and a rank stopped there
+ * is caught by PCCL_BOOT_TIMEOUT. */
+static int rank_gone(pccl_boot *b, int r, uint64_t now, int stall, int *stalled)
+{
+    *stalled = 0;
+    if (r == b->rank || !__atomic_load_n(&b->recs[r].joined, __ATOMIC_ACQUIRE)) return 0;
+    if (!pccl_boot_alive(b, r)) return 1;
+    uint64_t beat = __atomic_load_n(&b->recs[r].beat, __ATOMIC_RELAXED);
+    if (beat != b->seen[r] || !b->seen_ns[r]) { b->seen[r] = beat; b->seen_ns[r] = now; return 0; }
+    return *stalled = stall && b->stall_ns && now - b->seen_ns[r] > b->stall_ns;
+}
+
+/* The first rank that exited, or -1. */
+static int gone_rank(pccl_boot *b)
+{
+    uint64_t now = pccl_now_ns();
+    int stalled;
+    for (int r = 0; r < b->nranks; r++)
+        if (rank_gone(b, r, now, 0, &stalled)) return r;
+    return -1;
+}
+
+void pccl_boot_beat(pccl_boot *b)
+{
+    __atomic_store_n(&b->recs[b->rank].beat, b->recs[b->rank].beat + 1, __ATOMIC_RELAXED);
+}
+uint64_t pccl_boot_peer_beat(const pccl_boot *b, int rank)
+{
+    return __atomic_load_n(&b->recs[rank].beat, __ATOMIC_RELAXED);
+}
+int pccl_boot_left(const pccl_boot *b, int rank) { return __atomic_load_n(&b->recs[rank].left, __ATOMIC_ACQUIRE) != 0; }
+uint64_t pccl_boot_failed(const pccl_boot *b, int rank)
+{
+    return __atomic_load_n(&b->recs[rank].failed, __ATOMIC_ACQUIRE);
+}
+void pccl_boot_set_failed(pccl_boot *b, uint64_t mask)
+{
+    __atomic_store_n(&b->recs[b->rank].failed, mask, __ATOMIC_RELEASE);
+}
+void pccl_boot_set_stall(pccl_boot *b, uint64_t ns) { b->stall_ns = ns; }
+const char *pccl_boot_path(const pccl_boot *b) { return b->path; }
+int pccl_boot_rank(const pccl_boot *b) { return b->rank; }
+int pccl_boot_nranks(const pccl_boot *b) { return b->nranks; }
 
 static double timeout_s(void)
 {
@@ -48,10 +128,16 @@ static pcclResult_t wait_all(pccl_boot *b, size_t off, const char *what)
 {
     uint64_t t0 = pccl_now_ns();
     for (;;) {
-        int missing = -1;
+        /* Gone first, then the flags: a rank that set its flag and then died
+         * still passed this barrier, on every rank alike. */
+        int missing = -1, gone = gone_rank(b);
         for (int r = 0; r < b->nranks && missing < 0; r++)
             if (!__atomic_load_n((uint32_t *)((char *)&b->recs[r] + off), __ATOMIC_ACQUIRE)) missing = r;
         if (missing < 0) return pcclSuccess;
+        pccl_boot_beat(b); /* a rank waiting here is alive */
+        if (gone >= 0)
+            return pccl_err(NULL, pcclRemoteError, "pcclCommInitRank: rank %d (pid %d) %s before it could %s", gone,
+                            (int)b->recs[gone].pid, pccl_boot_left(b, gone) ? "gave up (left)" : "exited", what);
         if ((pccl_now_ns() - t0) * 1e-9 > timeout_s())
             return pccl_err(NULL, pcclRemoteError, "pcclCommInitRank: rank %d did not %s within %.0f s "
                             "(PCCL_BOOT_TIMEOUT)", missing, what, timeout_s());
@@ -78,14 +164,16 @@ pcclResult_t pccl_boot_join(const pcclUniqueId *id, int nranks, int rank, int de
         return r;
     }
     b->recs = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
     if (b->recs == MAP_FAILED) {
+        close(fd);
         free(b);
         return pccl_err(NULL, pcclSystemError, "pcclCommInitRank: mmap %s: %s", b->path, strerror(errno));
     }
+    b->fd = fd;
     boot_rec *me = &b->recs[rank];
-    if (__atomic_load_n(&me->joined, __ATOMIC_ACQUIRE)) {
+    if (__atomic_load_n(&me->joined, __ATOMIC_ACQUIRE) || lock_byte(fd, rank, F_WRLCK, F_OFD_SETLK) < 0) {
         munmap(b->recs, bytes);
+        close(fd);
         free(b);
         return pccl_err(NULL, pcclInvalidArgument, "pcclCommInitRank: rank %d joined this id twice", rank);
     }
@@ -98,8 +186,10 @@ pcclResult_t pccl_boot_join(const pcclUniqueId *id, int nranks, int rank, int de
         if (b->recs[i].nranks != nranks)
             r = pccl_err(NULL, pcclInvalidArgument, "pcclCommInitRank: rank %d says nranks %d, rank %d says %d", i,
                          b->recs[i].nranks, rank, nranks);
-    if (r) { /* the group is dead: a late rank makes a new file and times out on its own */
-        unlink(b->path);
+    /* Every rank has it mapped (or the group is dead: a late rank makes a
+     * new file and times out on its own): the name can go. */
+    unlink(b->path);
+    if (r) {
         pccl_boot_leave(b, 0);
         return r;
     }
@@ -127,18 +217,32 @@ pcclResult_t pccl_boot_publish(pccl_boot *b, const void *handle64, const int64_t
 }
 
 const void *pccl_boot_handle(const pccl_boot *b, int rank) { return b->recs[rank].handle; }
+
+pcclResult_t pccl_boot_mapped(pccl_boot *b)
+{
+    __atomic_store_n(&b->recs[b->rank].mapped, 1, __ATOMIC_RELEASE);
+    return wait_all(b, offsetof(boot_rec, mapped), "map its peers' connectors");
+}
 const int64_t *pccl_boot_shape(const pccl_boot *b, int rank) { return b->recs[rank].shape; }
 
-/* Leaves; with wait, first waits (bounded) until every rank is leaving, so no
- * arena is freed while a peer may still write into it. */
+/* Leaves; with wait, first waits (bounded) until every rank is leaving or
+ * gone (exited, or stalled for PCCL_PEER_TIMEOUT_MS), so no arena is freed
+ * while a live peer may still write into it.  Closing the file drops the
+ * lock: from then on the peers see this rank as gone. */
 void pccl_boot_leave(pccl_boot *b, int wait)
 {
     if (!b) return;
     __atomic_store_n(&b->recs[b->rank].left, 1, __ATOMIC_RELEASE);
-    if (wait) wait_all(b, offsetof(boot_rec, left), "destroy its communicator");
-    int last = 1;
-    for (int r = 0; r < b->nranks; r++) last &= __atomic_load_n(&b->recs[r].left, __ATOMIC_ACQUIRE) != 0;
-    if (last) unlink(b->path);
+    for (uint64_t t0 = pccl_now_ns(); wait;) {
+        int missing = 0, stalled;
+        uint64_t now = pccl_now_ns();
+        for (int r = 0; r < b->nranks; r++)
+            missing += !pccl_boot_left(b, r) && !rank_gone(b, r, now, 1, &stalled);
+        if (!missing || (now - t0) * 1e-9 > timeout_s()) break;
+        pccl_boot_beat(b);
+        usleep(200);
+    }
     munmap(b->recs, sizeof(boot_rec) * (size_t)b->nranks);
+    close(b->fd);
     free(b);
 }

@@ -40,7 +40,11 @@ static pccl_group *group_new(int n, const char *key)
 
 static void comm_free(pcclComm_t c)
 {
-    if (c->boot) pccl_boot_leave(c->boot, 1); /* peers stop writing into our arena first */
+    /* Peers stop writing into our arena first, unless the communicator
+     * failed: then they are gone, stopped, or failing too, and the arenas'
+     * names go (a killed peer cannot remove its own). */
+    if (c->failed) pccl_forget_arenas(c);
+    if (c->boot) pccl_boot_leave(c->boot, !c->failed);
     if (c->mapped_next) c->be->unimport_arena(c, c->mapped_next);
     if (c->mapped_prev && c->mapped_prev != c->mapped_next) c->be->unimport_arena(c, c->mapped_prev);
     if (c->be) c->be->close(c);
@@ -143,6 +147,8 @@ pcclResult_t pcclCommInitAllConfig(pcclComm_t *comms, int ndev, const int *devli
         return pccl_err(NULL, pcclInvalidArgument, "pcclCommInitAll: ndev %d not in [1, %d]", ndev, PCCL_MAX_RANKS);
     pccl_group *g = group_new(ndev, NULL);
     if (!g) return pccl_err(NULL, pcclSystemError, "out of host memory");
+    pcclUniqueId gid; /* what pcclCommShrink derives the new communicator's from */
+    pcclGetUniqueId(&gid);
     pcclResult_t r = pcclSuccess;
     for (int i = 0; i < ndev && !r; i++) {
         int dev = devlist ? devlist[i] : i;
@@ -150,7 +156,7 @@ pcclResult_t pcclCommInitAllConfig(pcclComm_t *comms, int ndev, const int *devli
             if (devlist[j] == dev)
                 r = pccl_err(NULL, pcclInvalidArgument, "pcclCommInitAll: device %d listed twice", dev);
         if (!r) r = comm_create(&g->comms[i], i, ndev, dev, cfg);
-        if (!r) { g->comms[i]->group = g; g->comms[i]->group_slot = i; }
+        if (!r) { g->comms[i]->group = g; g->comms[i]->group_slot = i; g->comms[i]->id = gid; }
     }
     for (int i = 0; i < ndev && !r; i++) r = wire_group(g, i);
     for (int i = 0; i < ndev && !r; i++) r = comm_start(g->comms[i]);
@@ -206,6 +212,7 @@ static pcclResult_t init_multiprocess(pcclComm_t *comm, int nranks, int rank, in
     if (r) { pccl_boot_leave(boot, 0); return r; }
     c->boot = boot;
     c->multiprocess = 1;
+    pccl_boot_set_stall(boot, c->peer_timeout_ns);
     pccl_group *g = group_new(1, NULL);
     if (!g) { comm_free(c); return pccl_err(NULL, pcclSystemError, "out of host memory"); }
     g->comms[0] = c;
@@ -226,12 +233,18 @@ static pcclResult_t init_multiprocess(pcclComm_t *comm, int nranks, int rank, in
     if (!r) r = c->be->import_arena(c, pccl_boot_handle(boot, next), &c->mapped_next);
     if (!r && prev == next) c->mapped_prev = c->mapped_next;
     else if (!r) r = c->be->import_arena(c, pccl_boot_handle(boot, prev), &c->mapped_prev);
+    /* Once every rank mapped its neighbours' arenas, the names can go:
+     * from here on a killed rank leaves nothing in /dev/shm. */
+    if (!r) r = pccl_boot_mapped(boot);
+    if (!r && c->be->forget) c->be->forget(c, rank);
     if (!r) {
         c->G.next_arena = c->mapped_next;
         c->G.prev_arena = c->mapped_prev;
         r = comm_start(c);
     }
     if (r) {
+        pccl_forget_arenas(c);
+        c->failed = r; /* peers may be gone: leave without waiting for them */
         group_leave(g);
         return r;
     }
@@ -263,7 +276,11 @@ pcclResult_t pcclCommInitRankConfig(pcclComm_t *comm, int nranks, pcclUniqueId i
     pccl_boot *boot = NULL;
     pcclResult_t br = pccl_boot_join(&id, nranks, rank, dev, &boot);
     if (br) return br;
-    if (!pccl_boot_one_process(boot)) return init_multiprocess(comm, nranks, rank, dev, cfg, boot);
+    if (!pccl_boot_one_process(boot)) {
+        pcclResult_t mr = init_multiprocess(comm, nranks, rank, dev, cfg, boot);
+        if (!mr) (*comm)->id = id;
+        return mr;
+    }
     pccl_boot_leave(boot, 0);
     pthread_mutex_lock(&groups_mu);
     pccl_group *g = groups;
@@ -304,6 +321,7 @@ pcclResult_t pcclCommInitRankConfig(pcclComm_t *comm, int nranks, pcclUniqueId i
         r = pccl_shapes_agree(nranks, shape);
     }
     if (!r) r = wire_group(g, rank);
+    if (!r) c->id = id;
     if (!r) r = comm_start(c);
     if (r) {
         if (c) group_leave(g);

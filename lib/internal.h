@@ -63,6 +63,16 @@ struct pcclComm {
     pthread_t poller;
     int poller_started;
     char err[512];
+    /* Faults (health.c): a dead or stalled peer fails the communicator. */
+    pcclUniqueId id;            /* pcclCommShrink derives the new one from it */
+    uint64_t peer_timeout_ns;   /* PCCL_PEER_TIMEOUT_MS; 0: never a stall */
+    pcclResult_t failed;        /* pcclRemoteError once a peer failed */
+    char fail_why[400];         /* which rank, what happened, which collectives */
+    int shrinks;                /* pcclCommShrink calls so far (the new ids differ) */
+    uint64_t failed_mask;       /* the ranks found dead or stalled (bit r) */
+    uint64_t inflight_since;    /* when outstanding last went from 0 to 1 */
+    uint64_t health_ns;         /* the last health check */
+    uint64_t beat_seen[PCCL_MAX_RANKS], beat_ns[PCCL_MAX_RANKS];
 };
 
 struct pccl_backend {
@@ -86,6 +96,10 @@ struct pccl_backend {
     pcclResult_t (*mem_alloc)(pcclComm_t c, void **p, size_t bytes);
     pcclResult_t (*mem_free)(pcclComm_t c, void *p);
     int (*device_count)(void);
+    /* Removes the name of rank's arena (exported or not, published or not:
+     * the name is derived), so that nothing is left behind once every rank
+     * has mapped it, or the communicator failed (NULL: nothing to remove). */
+    void (*forget)(pcclComm_t c, int rank);
 };
 
 extern const pccl_backend pccl_host_backend;
@@ -113,6 +127,27 @@ pcclResult_t pccl_boot_publish(pccl_boot *b, const void *handle64, const int64_t
 const void *pccl_boot_handle(const pccl_boot *b, int rank);
 const int64_t *pccl_boot_shape(const pccl_boot *b, int rank);
 void pccl_boot_leave(pccl_boot *b, int wait);
+/* Every rank mapped its neighbours' arenas (a barrier). */
+pcclResult_t pccl_boot_mapped(pccl_boot *b);
+const char *pccl_boot_path(const pccl_boot *b);
+/* Health, through the mapped file (bootstrap.c's comment): a peer is alive
+ * while it holds its lock; the heartbeat; the failed ranks it published. */
+int pccl_boot_alive(const pccl_boot *b, int rank);
+int pccl_boot_left(const pccl_boot *b, int rank);
+void pccl_boot_beat(pccl_boot *b);
+uint64_t pccl_boot_peer_beat(const pccl_boot *b, int rank);
+uint64_t pccl_boot_failed(const pccl_boot *b, int rank);
+void pccl_boot_set_failed(pccl_boot *b, uint64_t mask);
+/* The barriers also give up on a peer whose heartbeat stood still this long. */
+void pccl_boot_set_stall(pccl_boot *b, uint64_t ns);
+
+/* Faults (health.c), with c->mu held: checks the peers (at most every few
+ * milliseconds), and fails the communicator: the daemon stops, every
+ * invocation in flight completes with pcclRemoteError. */
+void pccl_health_check(pcclComm_t c, uint64_t now);
+void pccl_fail_locked(pcclComm_t c, uint64_t mask, const char *why);
+/* Removes every rank's published arena name (init failed, or a peer did). */
+void pccl_forget_arenas(pcclComm_t c);
 
 /* Knobs (knobs.c).  pccl_pick_backend: PCCL_BACKEND_*, or -2 for a bad
  * environment value.  pccl_resolve_knobs fills c->G.k and the host-side
@@ -151,6 +186,7 @@ int pccl_on_poller(pcclComm_t c);
  * end, the free) done by the poller once the callback returned. */
 void pccl_poll_idle_locked(pcclComm_t c);
 void pccl_teardown_deferred(pcclComm_t c);
+int pccl_drain(pcclComm_t c); /* CQ entries in ticket order, completed; how many */
 /* The daemon's liveness (a stream query: driver time) is checked at most
  * this often by the poller; pcclRun trusts a sighting this recent. */
 #define POLL_QUERY_NS 10000

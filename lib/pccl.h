@@ -78,7 +78,8 @@ typedef struct pcclComm *pcclComm_t;
 typedef struct { char internal[PCCL_UNIQUE_ID_BYTES]; } pcclUniqueId;
 
 /* Called once per completed invocation, from the communicator's poller thread.
- * status is pcclSuccess, or pcclRemoteError if the communicator was aborted.
+ * status is pcclSuccess, or pcclRemoteError if the communicator was aborted
+ * or failed (a peer died or stalled: pcclCommGetAsyncError).
  * A callback may call pcclRun (re-invoke), pcclTest, the queries, and
  * pcclCommDestroy / pcclCommAbort of its own communicator (see there);
  * pcclWait and pcclWaitAll on its own communicator return pcclInvalidUsage
@@ -110,11 +111,13 @@ typedef struct {
     int profile;          /* PCCL_PROFILE          1: time the daemon's phases (pcclStats_t) */
     int interleave;       /* PCCL_INTERLEAVE       loops a block runs step by step together (< slots) */
     int dynamic;          /* PCCL_DYNAMIC          1: blocks claim groups of loops at run time; 0: dealt */
+    long peerTimeoutMs;   /* PCCL_PEER_TIMEOUT_MS  a peer process whose heartbeat stands still this long
+                             while this rank waits is failed; 0: never (an exited peer always is) */
 } pcclConfig_t;
 
 #define PCCL_CONFIG_INITIALIZER {                                                   \
     sizeof(pcclConfig_t), PCCL_BACKEND_DEFAULT, -1, -1, -1L, -1, -1L, -1L, -1L, -1, \
-    -1L, -1L, PCCL_ORDER_DEFAULT, -1, -1L, -1, -1, -1L, -1, -1, -1 }
+    -1L, -1L, PCCL_ORDER_DEFAULT, -1, -1L, -1, -1, -1L, -1, -1, -1, -1L }
 
 typedef struct {
     uint64_t completed;    /* invocations completed                          */
@@ -146,7 +149,7 @@ pcclResult_t pcclGetVersion(int *version);
 /* One process per GPU (or one thread per GPU): rank 0 calls pcclGetUniqueId
  * and the caller hands the id to every rank (MPI, a file, a pipe...).  Ranks of
  * one host only (connectors are NVLink/PCIe peer memory, CUDA IPC across
- * processes).  Blocks until all nranks ranks have joined.  The knobs that
+ * processes; POSIX shared memory on the host backend).  Blocks until all nranks ranks have joined.  The knobs that
  * shape the rings (backend, blocks, threads, chunkBytes, slots, interleave,
  * dynamic: from config or environment) must be the same on every rank: where
  * they differ, every rank gets pcclInvalidArgument naming the knob. */
@@ -174,6 +177,24 @@ pcclResult_t pcclCommDestroy(pcclComm_t comm);
  * From a callback of the same communicator: as pcclCommDestroy above (the
  * outstanding invocations fail, their callbacks run nested). */
 pcclResult_t pcclCommAbort(pcclComm_t comm);
+/* Faults (lib/README.md, "Faults").  Ranks in separate processes watch each
+ * other: a peer that exits, or (PCCL_PEER_TIMEOUT_MS) whose process makes no
+ * progress while this rank waits, fails the communicator: the invocations in
+ * flight complete with pcclRemoteError (callbacks run, waits return it), new
+ * ones are refused, pcclGetLastError names the rank and the collectives.
+ * *asyncError: pcclSuccess, or pcclRemoteError once that happened. */
+pcclResult_t pcclCommGetAsyncError(pcclComm_t comm, pcclResult_t *asyncError);
+/* The ranks found failed (dead or stalled), ascending, in ranks[] (room for
+ * nranks); *count 0 while none is.  The same list on every surviving rank. */
+pcclResult_t pcclCommGetFailedRanks(pcclComm_t comm, int *ranks, int *count);
+/* Recovery, as ncclCommShrink: every surviving rank calls it with the same
+ * excludeRanks (e.g. pcclCommGetFailedRanks's) and gets a communicator of the
+ * others, ranks in the same order.  PCCL_SHRINK_ABORT first fails what the
+ * parent has in flight.  The parent stays to be aborted (pcclCommAbort). */
+#define PCCL_SHRINK_DEFAULT 0
+#define PCCL_SHRINK_ABORT 1
+pcclResult_t pcclCommShrink(pcclComm_t comm, const int *excludeRanks, int excludeCount, pcclComm_t *newcomm,
+                            const pcclConfig_t *config, int shrinkFlags);
 pcclResult_t pcclCommCount(pcclComm_t comm, int *count);
 pcclResult_t pcclCommUserRank(pcclComm_t comm, int *rank);
 pcclResult_t pcclCommCuDevice(pcclComm_t comm, int *device);

@@ -60,7 +60,7 @@ void pccl_finish(pcclComm_t c, int id, pcclResult_t status)
 }
 
 /* Takes CQ entries in ticket order; returns how many.  Called with mu held. */
-static int drain(pcclComm_t c)
+int pccl_drain(pcclComm_t c)
 {
     int n = 0;
     for (;;) {
@@ -82,7 +82,7 @@ static int drain(pcclComm_t c)
  * doubles while relaunches bring no completion. */
 static void maybe_launch(pcclComm_t c, uint64_t now)
 {
-    if (c->stopping == 2 || c->aborted) return;
+    if (c->stopping == 2 || c->aborted || c->failed) return;
     if (c->be->running(c)) {
         c->was_running = 1;
         c->running_seen_ns = now;
@@ -116,8 +116,13 @@ int pccl_on_poller(pcclComm_t c) { return pthread_equal(c->poller, pthread_self(
 void pccl_poll_idle_locked(pcclComm_t c)
 {
     while (c->outstanding) {
-        if (drain(c)) continue;
-        maybe_launch(c, pccl_now_ns());
+        if (pccl_drain(c)) continue;
+        uint64_t now = pccl_now_ns();
+        /* as the poller's pass does: a peer that died meanwhile fails what
+         * is in flight (health.c) instead of leaving this loop waiting */
+        if (c->boot) pccl_boot_beat(c->boot);
+        pccl_health_check(c, now);
+        maybe_launch(c, now);
         if (c->outstanding) poller_sleep(c, 20000);
     }
 }
@@ -125,12 +130,15 @@ void pccl_poll_idle_locked(pcclComm_t c)
 void *pccl_poller_main(void *arg)
 {
     pcclComm_t c = arg;
+    pthread_setname_np(pthread_self(), "pccl-poller"); /* named: tests count what is left */
     uint64_t last_event = pccl_now_ns(), last_query = 0, seen = 0;
     pthread_mutex_lock(&c->mu);
     c->backoff_ns = c->relaunch_ns;
     while (c->stopping != 2) {
-        int n = drain(c);
+        int n = pccl_drain(c);
         uint64_t now = pccl_now_ns();
+        if (c->boot) pccl_boot_beat(c->boot); /* peers see this rank alive (health.c) */
+        pccl_health_check(c, now);
         if (n || c->submitted != seen) { last_event = now; seen = c->submitted; }
         if (now - last_query >= POLL_QUERY_NS || n) { maybe_launch(c, now); last_query = now; }
         if (n) continue;

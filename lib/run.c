@@ -32,6 +32,8 @@ pcclResult_t pcclRun(pcclComm_t c, int id, const void *sendbuff, void *recvbuff,
     pcclResult_t r = pcclSuccess;
     if (c->aborted) r = pccl_err(c, pcclInvalidUsage, "pcclRun: communicator aborted");
     else if (c->stopping) r = pccl_err(c, pcclInvalidUsage, "pcclRun: communicator being destroyed");
+    else if (c->failed)
+        r = pccl_err(c, c->failed, "pcclRun: collective %d refused, the communicator failed: %s", id, c->fail_why);
     else if (!coll_id_ok(c, id))
         r = pccl_err(c, pcclInvalidArgument, "pcclRun: collId %d not registered (have %d)", id, c->ncolls);
     if (r) { pthread_mutex_unlock(&c->mu); return r; }
@@ -60,7 +62,7 @@ pcclResult_t pcclRun(pcclComm_t c, int id, const void *sendbuff, void *recvbuff,
     uint64_t t = c->sq_tail++;
     pccl_st_rel(&c->G.sq[t % (uint64_t)c->G.k.depth], (((t + 1) & 0xffffffffull) << 32) | (uint32_t)id);
     c->submitted++;
-    c->outstanding++;
+    if (c->outstanding++ == 0) c->inflight_since = pccl_now_ns();
     pthread_cond_signal(&c->poll_cv); /* a sleeping poller watches from now on */
     /* Seen running by the poller a moment ago: no stream query (driver time
      * on every call).  Should it have quit since, the poller relaunches it
@@ -113,7 +115,7 @@ pcclResult_t pcclWaitAll(pcclComm_t c)
     NOT_ON_POLLER(c, "pcclWaitAll");
     pthread_mutex_lock(&c->mu);
     pccl_wait_all_locked(c);
-    pcclResult_t r = c->aborted ? pcclRemoteError : pcclSuccess;
+    pcclResult_t r = c->aborted || c->failed ? pcclRemoteError : pcclSuccess;
     pthread_mutex_unlock(&c->mu);
     return r;
 }

@@ -207,5 +207,5 @@ static int g_count(void)
 
 extern "C" const pccl_backend pccl_gpu_backend = {
     "gpu", g_open, g_close, g_export, g_import, g_unimport, g_enable_peer, g_upload,
-    g_launch, g_running, g_devsync, g_check_buf, g_alloc, g_free, g_count,
+    g_launch, g_running, g_devsync, g_check_buf, g_alloc, g_free, g_count, NULL,
 };

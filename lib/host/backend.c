@@ -1,8 +1,19 @@
 /* The host backend: a "GPU" is a set of daemon threads (one per block) over
  * host memory.  A launch starts the threads, a voluntary quit ends them, and
  * the emulated device synchronization waits for the threads of every launch
- * made before it, as cudaDeviceSynchronize waits for the daemon kernel. */
+ * made before it, as cudaDeviceSynchronize waits for the daemon kernel.
+ *
+ * Ranks in separate processes: the connector arena, the only memory a peer
+ * writes into (tails, heads, slot headers and data), moves into POSIX shared
+ * memory at export, under a name derived from the rendezvous file's, and
+ * the peers map it by that name, as CUDA IPC handles map a GPU's.  The name
+ * is removed once every rank has mapped it (h_forget); the memory lives until
+ * the last process unmaps it, so a peer that still writes into it after this
+ * rank left writes into memory, not into a hole. */
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +29,9 @@ typedef struct {
     void *dev;     /* one allocation for the daemon's "device memory" */
     void *pinned;
     char *arena;
+    int arena_shm;               /* the arena is a shared mapping (exported) */
+    char *mapped[2];             /* peers' arenas mapped (import) */
+    size_t mapped_bytes[2];
 } host_bk;
 
 typedef struct {
@@ -42,6 +56,7 @@ static void *block_main(void *p)
 {
     block_arg a = *(block_arg *)p;
     free(p);
+    pthread_setname_np(pthread_self(), "pccl-daemon"); /* named: tests count what is left */
     int slow_us_ = slow_us(a.b);
     pcclComm_t c = a.c;
     host_bk *h = c->bk;
@@ -87,24 +102,94 @@ static void h_close(pcclComm_t c)
     if (!h) return;
     free(h->dev);
     free(h->pinned);
-    free(h->arena);
+    if (h->arena_shm) munmap(h->arena, c->arena_bytes);
+    else free(h->arena);
     pthread_mutex_destroy(&h->mu);
     pthread_cond_destroy(&h->cv);
     free(h);
     c->bk = NULL;
 }
 
+/* Rank's arena's shared-memory name: "/pccl-<id>-r<rank>" (under /dev/shm). */
+static void shm_name(pcclComm_t c, int rank, char *out, size_t n)
+{
+    const char *p = strrchr(pccl_boot_path(c->boot), '/');
+    snprintf(out, n, "%s-r%d", p, rank);
+}
+
+/* Before any registration (the arena is still all zeros): the arena moves
+ * into a fresh shared-memory object. */
 static pcclResult_t h_export(pcclComm_t c, void *handle)
 {
-    return pccl_err(c, pcclInvalidUsage, "the host backend joins ranks of one process only");
+    host_bk *h = c->bk;
+    char name[64];
+    shm_name(c, c->rank, name, sizeof name);
+    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) return pccl_err(c, pcclSystemError, "shm_open %s: %s", name, strerror(errno));
+    void *m = MAP_FAILED;
+    if (!ftruncate(fd, (off_t)c->arena_bytes))
+        m = mmap(NULL, c->arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    int err = errno;
+    close(fd);
+    if (m == MAP_FAILED) {
+        shm_unlink(name);
+        return pccl_err(c, pcclSystemError, "shared connector arena %s (%zu bytes): %s", name, c->arena_bytes,
+                        strerror(err));
+    }
+    free(h->arena);
+    h->arena = m;
+    h->arena_shm = 1;
+    c->G.arena = m;
+    memset(handle, 0, 64);
+    memcpy(handle, name, strlen(name));
+    return pcclSuccess;
 }
 
 static pcclResult_t h_import(pcclComm_t c, const void *handle, char **mapped)
 {
-    return pccl_err(c, pcclInvalidUsage, "the host backend joins ranks of one process only");
+    host_bk *h = c->bk;
+    char name[65];
+    memcpy(name, handle, 64);
+    name[64] = 0;
+    int fd = shm_open(name, O_RDWR, 0);
+    struct stat st;
+    /* Published and gone before every rank mapped it: a rank whose init
+     * failed (a peer died) removed it: a remote error, as the others see. */
+    if (fd < 0 && errno == ENOENT)
+        return pccl_err(c, pcclRemoteError, "a peer's connector arena %s is gone: a rank's init failed", name);
+    if (fd < 0 || fstat(fd, &st)) {
+        pcclResult_t r = pccl_err(c, pcclSystemError, "a peer's connector arena %s: %s", name, strerror(errno));
+        if (fd >= 0) close(fd);
+        return r;
+    }
+    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    int err = errno;
+    close(fd);
+    if (m == MAP_FAILED) return pccl_err(c, pcclSystemError, "mmap %s: %s", name, strerror(err));
+    int i = h->mapped[0] ? 1 : 0;
+    h->mapped[i] = m;
+    h->mapped_bytes[i] = (size_t)st.st_size;
+    *mapped = m;
+    return pcclSuccess;
 }
 
-static void h_unimport(pcclComm_t c, char *mapped) {}
+static void h_unimport(pcclComm_t c, char *mapped)
+{
+    host_bk *h = c->bk;
+    for (int i = 0; i < 2; i++)
+        if (h->mapped[i] == mapped) {
+            munmap(mapped, h->mapped_bytes[i]);
+            h->mapped[i] = NULL;
+        }
+}
+
+/* Removes rank's arena's name (it may be gone already, or never made). */
+static void h_forget(pcclComm_t c, int rank)
+{
+    char name[64];
+    shm_name(c, rank, name, sizeof name);
+    shm_unlink(name);
+}
 static pcclResult_t h_enable_peer(pcclComm_t c, int peer) { return pcclSuccess; }
 
 static pcclResult_t h_upload(pcclComm_t c, void *dst, const void *src, size_t n)
@@ -182,5 +267,5 @@ static int h_count(void) { return PCCL_MAX_RANKS; }
 
 const pccl_backend pccl_host_backend = {
     "host", h_open, h_close, h_export, h_import, h_unimport, h_enable_peer, h_upload,
-    h_launch, h_running, h_devsync, h_check_buf, h_alloc, h_free, h_count,
+    h_launch, h_running, h_devsync, h_check_buf, h_alloc, h_free, h_count, h_forget,
 };

@@ -22,6 +22,8 @@ int pt_register_initrank(void);
 int pt_register_abort(void);
 int pt_register_regressions(void);
 int pt_register_fuzz(void);
+int pt_register_multiproc(void);
+int pt_register_faults(void);
 
 /* A failed CUnit assertion carrying a formatted message (also printed to
  * stderr).  Main thread only (CUnit is not thread-safe): worker threads count

@@ -2,9 +2,11 @@
  *
  *   build/pccl-tests [SUITE [TEST]]      (PCCL_TEST_QUICK=1: fewer iterations) */
 #include <stdlib.h>
+#include <string.h>
 
 #include "../runner.h"
 #include "harness.h"
+#include "mproc.h"
 
 int main(int argc, char **argv)
 {
@@ -12,10 +14,11 @@ int main(int argc, char **argv)
      * take the backend from the environment: the host backend here.  Tests
      * that use a config set it there too. */
     setenv("PCCL_BACKEND", "host", 1);
+    if (argc > 1 && !strcmp(argv[1], "--child")) return mp_child_main(argc, argv); /* a rank (mproc.h) */
     int (*const reg[])(void) = {
         pt_register_api,      pt_register_correctness, pt_register_callbacks, pt_register_initrank,
         pt_register_abort,    pt_register_priority,    pt_register_chaos,     pt_register_deadlock,
-        pt_register_regressions, pt_register_fuzz,
+        pt_register_regressions, pt_register_fuzz, pt_register_multiproc, pt_register_faults,
     };
     return dl_test_main(argc, argv, reg, sizeof reg / sizeof reg[0], ck_quick() ? "quick" : NULL);
 }

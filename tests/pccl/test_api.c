@@ -384,6 +384,7 @@ static void test_bad_config(void)
     BAD(profile, 2, pcclInvalidArgument, "PCCL_PROFILE");
     BAD(interleave, 64, pcclInvalidArgument, "PCCL_INTERLEAVE");
     BAD(interleave, 4, pcclInvalidArgument, "PCCL_SLOTS"); /* as many as the 4 slots: would deadlock */
+    BAD(peerTimeoutMs, -5, pcclInvalidArgument, "PCCL_PEER_TIMEOUT_MS");
     /* this build has no CUDA: the GPU backend is a usage error */
     BAD(backend, PCCL_BACKEND_GPU, pcclInvalidUsage, "CUDA");
     BAD(backend, 7, pcclInvalidUsage, "backend");
@@ -565,6 +566,8 @@ static void test_bad_env(void)
     env_case("PCCL_CHAOS", "1", pcclSuccess);
     env_case("PCCL_PROFILE", "2", pcclInvalidArgument);
     env_case("PCCL_INTERLEAVE", "64", pcclInvalidArgument);
+    env_case("PCCL_PEER_TIMEOUT_MS", "soon", pcclInvalidArgument);
+    env_case("PCCL_PEER_TIMEOUT_MS", "0", pcclSuccess); /* never a stall */
     env_case("PCCL_BLOCKS", "2", pcclSuccess);
     env_case("PCCL_BLOCKS", "", pcclSuccess); /* empty: unset */
 

@@ -1,0 +1,144 @@
+/* Faults: a peer that exited, or whose process stopped making progress, fails
+ * the communicator instead of leaving this rank waiting forever.
+ *
+ * What "alive" and "progress" mean here, observably (ranks in separate
+ * processes; threads of one process live and die together):
+ *   - exited: the peer's lock on its byte of the rendezvous mapping is free
+ *     (bootstrap.c).  The kernel drops it when the process ends, however it
+ *     ends (kill -9, a crash, exit), so this is seen within one check.
+ *   - stalled: the peer's heartbeat, which its poller thread bumps on every
+ *     pass (at least every millisecond) and its barriers bump while they
+ *     wait, has not moved for PCCL_PEER_TIMEOUT_MS, counted only while this
+ *     rank has an invocation in flight.  A slow peer, a peer busy computing
+ *     before it invokes, a preempted collective, a daemon that quit and waits
+ *     to be relaunched: their pollers beat, so none of them is ever a stall;
+ *     a process stopped (SIGSTOP, a debugger) or frozen is one.  A callback
+ *     that runs longer than the timeout holds its poller, and counts as one.
+ *   - a peer that failed the communicator publishes the ranks it found
+ *     failed; every rank adopts them, so all survivors report the same set
+ *     (pcclCommGetFailedRanks) and can shrink alike.  A peer that left
+ *     without a failure (aborted, or destroyed while this rank still waits)
+ *     counts as failed itself.
+ * On a failure the daemon stops, every invocation in flight completes with
+ * pcclRemoteError (callbacks run, waits return it), pcclRun refuses new ones,
+ * and pcclGetLastError names the rank, what happened, and the collectives. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* A check costs a system call per peer (the lock): every 5 ms at most. */
+#define HEALTH_NS 5000000ull
+
+static const char *const coll_names[pcclNumColls] = {"all-reduce", "all-gather", "reduce-scatter", "reduce",
+                                                     "broadcast"};
+
+void pccl_fail_locked(pcclComm_t c, uint64_t mask, const char *why)
+{
+    if (c->failed) return;
+    c->failed = pcclRemoteError;
+    c->failed_mask = mask;
+    if (c->boot) pccl_boot_set_failed(c->boot, mask);
+    int n = 0, first = -1;
+    for (int i = 0; i < c->ncolls; i++)
+        if (c->colls[i].inflight && n++ == 0) first = i;
+    char what[160] = "no invocation was in flight", more[48] = "";
+    if (n > 1) snprintf(more, sizeof more, " and %d more in flight", n - 1);
+    if (first >= 0)
+        snprintf(what, sizeof what, "collective %d (%s)%s failed with pcclRemoteError", first,
+                 coll_names[c->colls[first].dev.type % pcclNumColls], more);
+    snprintf(c->fail_why, sizeof c->fail_why, "rank %d of %d: %s; %s", c->rank, c->nranks, why, what);
+    pccl_err(c, pcclRemoteError, "%s (pcclCommAbort the communicator, then pcclCommShrink or a new one)",
+             c->fail_why);
+    /* The daemon stops for good before anything completes: the caller may
+     * free its buffers as soon as its wait returns. */
+    __atomic_store_n(&c->G.hdr->abort, 1u, __ATOMIC_RELEASE);
+    c->be->devsync(c);
+    pccl_drain(c); /* what did complete before the daemon stopped completes as such */
+    for (int i = 0; i < c->ncolls; i++)
+        if (c->colls[i].inflight) pccl_finish(c, i, pcclRemoteError);
+}
+
+/* Appends "what, " to the reason. */
+static void append(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t len, const char *fmt, ...)
+{
+    size_t k = strlen(buf);
+    va_list ap;
+    va_start(ap, fmt);
+    if (k + 2 < len) vsnprintf(buf + k, len - k, fmt, ap);
+    va_end(ap);
+    k = strlen(buf);
+    if (k + 3 < len) strcat(buf, ", ");
+}
+
+void pccl_health_check(pcclComm_t c, uint64_t now)
+{
+    if (c->failed || !c->boot || now - c->health_ns < HEALTH_NS) return;
+    c->health_ns = now;
+    pccl_boot *b = c->boot;
+    uint64_t mask = 0, me = 1ull << c->rank;
+    char why[256] = "";
+    for (int r = 0; r < c->nranks; r++) {
+        if (r == c->rank) continue;
+        uint64_t theirs = pccl_boot_failed(b, r) & ~me, bit = 1ull << r;
+        if (theirs && !(theirs & ~mask)) continue;
+        if (theirs) { /* a peer failed: its verdict is ours */
+            mask |= theirs;
+            char list[200] = "";
+            for (int f = 0; f < c->nranks; f++)
+                if (theirs >> f & 1)
+                    snprintf(list + strlen(list), sizeof list - strlen(list), "%srank %d", *list ? ", " : "", f);
+            append(why, sizeof why, "rank %d found failed (dead or stalled): %s", r, list);
+        } else if (!pccl_boot_alive(b, r)) {
+            mask |= bit;
+            append(why, sizeof why, "rank %d (pid %d) %s", r, pccl_boot_pid(b, r),
+                   pccl_boot_left(b, r) ? "left the communicator" : "exited");
+        } else {
+            uint64_t beat = pccl_boot_peer_beat(b, r), from = c->beat_ns[r];
+            if (beat != c->beat_seen[r] || !from) {
+                c->beat_seen[r] = beat;
+                c->beat_ns[r] = now;
+                continue;
+            }
+            if (c->inflight_since > from) from = c->inflight_since;
+            if (!c->peer_timeout_ns || !c->outstanding || now - from < c->peer_timeout_ns) continue;
+            mask |= bit;
+            append(why, sizeof why, "rank %d (pid %d) made no progress for %d ms (PCCL_PEER_TIMEOUT_MS) while "
+                   "this rank waited", r, pccl_boot_pid(b, r), (int)((now - from) / 1000000));
+        }
+    }
+    if (!mask) return;
+    why[strlen(why) > 2 ? strlen(why) - 2 : 0] = 0;
+    pccl_fail_locked(c, mask, why);
+}
+
+void pccl_forget_arenas(pcclComm_t c)
+{
+    if (!c->boot || !c->be || !c->be->forget) return;
+    for (int r = 0; r < c->nranks; r++) c->be->forget(c, r);
+}
+
+pcclResult_t pcclCommGetAsyncError(pcclComm_t c, pcclResult_t *asyncError)
+{
+    CHECK_COMM(c, "pcclCommGetAsyncError");
+    if (!asyncError) return pccl_err(c, pcclInvalidArgument, "pcclCommGetAsyncError: asyncError is NULL");
+    pthread_mutex_lock(&c->mu);
+    *asyncError = c->failed;
+    pthread_mutex_unlock(&c->mu);
+    return pcclSuccess;
+}
+
+pcclResult_t pcclCommGetFailedRanks(pcclComm_t c, int *ranks, int *count)
+{
+    CHECK_COMM(c, "pcclCommGetFailedRanks");
+    if (!ranks || !count) return pccl_err(c, pcclInvalidArgument, "pcclCommGetFailedRanks: ranks or count is NULL");
+    pthread_mutex_lock(&c->mu);
+    int n = 0;
+    for (int r = 0; r < c->nranks; r++)
+        if (c->failed_mask >> r & 1) ranks[n++] = r;
+    *count = n;
+    pthread_mutex_unlock(&c->mu);
+    return pcclSuccess;
+}
