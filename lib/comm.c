@@ -359,6 +359,7 @@ static void shutdown_comm(pcclComm_t c, int abort)
     if (c->poller_started) pthread_join(c->poller, NULL);
     c->poller_started = 0;
     __atomic_store_n(&c->G.hdr->abort, 1u, __ATOMIC_RELEASE);
+    if (abort) pccl_stream_release(c); /* streams waiting for a collective go on */
     c->be->devsync(c); /* the daemon has quit for good */
     pthread_mutex_lock(&c->mu);
     if (abort) /* whatever was in flight fails; its waiters and callbacks hear it */

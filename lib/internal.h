@@ -25,6 +25,12 @@ typedef struct {
     pcclCallback_t cb;
     void *cb_arg;
     uint64_t completions;
+    uint64_t issued;          /* invocations issued, ever: the daemon's count too (ctx.inv) */
+    /* Stream-ordered invocations issued while one is in flight (stream.c):
+     * submitted in order as each completes; their gates are already on
+     * their streams. */
+    int npend, pend_head;
+    pccl_args pend[PCCL_GATE_SLOTS];
 } pccl_hcoll;
 
 /* Ranks of one process that share arenas (pcclCommInitAll, or InitRank from
@@ -85,6 +91,17 @@ struct pccl_backend {
     pcclResult_t (*mem_alloc)(pcclComm_t c, void **p, size_t bytes);
     pcclResult_t (*mem_free)(pcclComm_t c, void *p);
     int (*device_count)(void);
+    /* Streams (stream.c): a cudaStream_t, or a host stream (host/stream.c).
+     * stream_check: 0 if usable by c.  stream_write: enqueues a store of v to
+     * *p (device memory of c) made after the stream's earlier work is
+     * complete and visible.  stream_wait: enqueues a wait until
+     * (int64_t)(*p - v) >= 0 (CUDA's cyclic >=) before the stream's later
+     * work.  set_flags: stores v into p[0..n) from the host (abort releases
+     * waiting streams with it). */
+    pcclResult_t (*stream_check)(pcclComm_t c, void *stream);
+    pcclResult_t (*stream_write)(pcclComm_t c, void *stream, uint64_t *p, uint64_t v);
+    pcclResult_t (*stream_wait)(pcclComm_t c, void *stream, uint64_t *p, uint64_t v);
+    pcclResult_t (*set_flags)(pcclComm_t c, uint64_t *p, uint64_t v, size_t n);
 };
 
 extern const pccl_backend pccl_host_backend;
@@ -142,6 +159,19 @@ void *pccl_poller_main(void *arg);
 pcclResult_t pccl_launch_locked(pcclComm_t c);
 void pccl_finish(pcclComm_t c, int id, pcclResult_t status);
 void pccl_wait_all_locked(pcclComm_t c);
+/* run.c: the checks pcclRun and the stream calls share (fn names the call),
+ * and the submission of an invocation (buffers, then the SQ entry;
+ * gated: PCCL_SQ_GATED).  Both with c->mu held. */
+pcclResult_t pccl_run_check_locked(pcclComm_t c, const char *fn, int id, const void *sendbuff, void *recvbuff);
+pcclResult_t pccl_submit_locked(pcclComm_t c, int id, const void *sendbuff, void *recvbuff, uint32_t gated);
+/* stream.c: after a completion, submits the collective's next pending
+ * stream invocation, or fails them all if the communicator was aborted
+ * (mu held); at abort, releases every stream waiting on a completion. */
+void pccl_stream_next_locked(pcclComm_t c, int id);
+void pccl_stream_release(pcclComm_t c);
+/* Value set by pccl_stream_release: >= every ticket under CUDA's cyclic
+ * comparison. */
+#define PCCL_FIN_RELEASED (1ull << 62)
 /* The daemon's liveness (a stream query: driver time) is checked at most
  * this often by the poller; pcclRun trusts a sighting this recent. */
 #define POLL_QUERY_NS 10000

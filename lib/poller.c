@@ -47,6 +47,7 @@ void pccl_finish(pcclComm_t c, int id, pcclResult_t status)
     c->outstanding--;
     c->completed++;
     c->backoff_ns = c->relaunch_ns;
+    if (h->npend) pccl_stream_next_locked(c, id);
     if (cb) {
         h->in_callback = 1;
         c->callbacks++;
