@@ -216,6 +216,11 @@ pcclResult_t pcclRunOnStream(pcclComm_t comm, int collId, const void *sendbuff, 
 pcclResult_t pcclRunAfter(pcclComm_t comm, int collId, const void *sendbuff, void *recvbuff, pcclStream_t stream,
                           uint64_t *ticket);
 pcclResult_t pcclStreamWaitRun(pcclComm_t comm, int collId, uint64_t ticket, pcclStream_t stream);
+/* The host's view of one invocation (tickets of pcclRunAfter; pcclRun's
+ * invocations count too): *done = 1 once it completed; pcclWaitRun blocks
+ * until then.  pcclRemoteError if the communicator was aborted. */
+pcclResult_t pcclTestRun(pcclComm_t comm, int collId, uint64_t ticket, int *done);
+pcclResult_t pcclWaitRun(pcclComm_t comm, int collId, uint64_t ticket);
 
 /* The host backend's emulated streams (lib/host/stream.c): a thread that
  * runs the stream's operations in order (host functions, pccl's flag stores

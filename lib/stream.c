@@ -112,3 +112,42 @@ pcclResult_t pcclRunOnStream(pcclComm_t c, int id, const void *sendbuff, void *r
     pcclResult_t r = run_after(c, "pcclRunOnStream", id, sendbuff, recvbuff, stream, &n);
     return r ? r : wait_run(c, "pcclRunOnStream", id, n, stream);
 }
+
+/* Ticket t of a collective is complete once t of its invocations completed
+ * (they complete in issue order). */
+pcclResult_t pcclTestRun(pcclComm_t c, int id, uint64_t ticket, int *done)
+{
+    CHECK_COMM(c, "pcclTestRun");
+    if (!done) return pccl_err(c, pcclInvalidArgument, "pcclTestRun: done is NULL");
+    pthread_mutex_lock(&c->mu);
+    pcclResult_t r = pcclSuccess;
+    if (id < 0 || id >= c->ncolls)
+        r = pccl_err(c, pcclInvalidArgument, "pcclTestRun: collId %d not registered (have %d)", id, c->ncolls);
+    else if (ticket < 1 || ticket > c->colls[id].issued)
+        r = pccl_err(c, pcclInvalidArgument, "pcclTestRun: ticket %llu of collId %d was not issued",
+                     (unsigned long long)ticket, id);
+    else {
+        *done = c->colls[id].completions >= ticket;
+        if (*done && c->aborted) r = pcclRemoteError;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return r;
+}
+
+pcclResult_t pcclWaitRun(pcclComm_t c, int id, uint64_t ticket)
+{
+    CHECK_COMM(c, "pcclWaitRun");
+    pthread_mutex_lock(&c->mu);
+    pcclResult_t r = pcclSuccess;
+    if (id < 0 || id >= c->ncolls)
+        r = pccl_err(c, pcclInvalidArgument, "pcclWaitRun: collId %d not registered (have %d)", id, c->ncolls);
+    else if (ticket < 1 || ticket > c->colls[id].issued)
+        r = pccl_err(c, pcclInvalidArgument, "pcclWaitRun: ticket %llu of collId %d was not issued",
+                     (unsigned long long)ticket, id);
+    else {
+        while (c->colls[id].completions < ticket) pthread_cond_wait(&c->cv, &c->mu);
+        if (c->aborted) r = pcclRemoteError;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return r;
+}

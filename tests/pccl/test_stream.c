@@ -162,12 +162,20 @@ static void test_run_after_wait_elsewhere(void)
     PT_CHECK(ticket == 1, "first ticket %llu, expected 1", (unsigned long long)ticket);
     PT_OK(pcclStreamWaitRun(p.comms[0], p.id, ticket, other));
     PT_OK(pcclHostStreamLaunch(other, check_output, &out));
+    int done0 = 1;
+    PT_OK(pcclTestRun(p.comms[0], p.id, ticket, &done0));
+    PT_CHECK(!done0, "pcclTestRun: ticket %llu done before rank 1 invoked", (unsigned long long)ticket);
     PT_OK(pcclHostStreamSynchronize(p.st[0])); /* returns: nothing on it waits for the collective */
     ck_sleep_ms(20);
     PT_CHECK(out.wrong == -1, "the waiting stream ran its later work before the collective completed");
     PT_OK(pcclRun(p.comms[1], p.id, p.send[1], p.recv[1], NULL, NULL));
     PT_OK(pcclHostStreamSynchronize(other));
     PT_CHECK(out.wrong == 0, "%ld of %d output elements wrong after the wait", out.wrong, N);
+    int done = 0;
+    PT_OK(pcclWaitRun(p.comms[0], p.id, ticket));
+    PT_OK(pcclTestRun(p.comms[0], p.id, ticket, &done));
+    PT_CHECK(done, "pcclTestRun: ticket %llu not done after pcclWaitRun", (unsigned long long)ticket);
+    PT_ERR(pcclInvalidArgument, pcclTestRun(p.comms[0], p.id, 2, &done));
     PT_ERR(pcclInvalidArgument, pcclStreamWaitRun(p.comms[0], p.id, 2, other));
     PT_ERR(pcclInvalidArgument, pcclStreamWaitRun(p.comms[0], p.id, 0, other));
     PT_OK(pcclHostStreamDestroy(other));
