@@ -238,6 +238,8 @@ _test check: $(B)/dlsim $(B)/dlsim-tests $(SAN)/dlsim $(SAN)/dlsim-tests $(if $(
 	DR_TEST_QUICK=1 TSAN_OPTIONS=halt_on_error=1 $(TSAN)/harness-tests
 	@echo "== dlreplay: command line and the trace corpus on the host backend (tests/replay.sh)"
 	tests/replay.sh $(B)/dlreplay $(SAN)/dlreplay
+	@echo "== pccl_torch tests (python/tests; each skips, with its reason, without torch or a GPU)"
+	@if command -v python3 >/dev/null; then python3 python/tests/test_backend.py; else echo "skipped: no python3"; fi
 	@scripts/test-gpu --if-present
 
 _bench: $(B)/dlsim

@@ -9,6 +9,7 @@
  * relaunches it while streams wait).  Ranks are threads of one process on
  * distinct GPUs, or (--procs) one process each, on the devices of
  * PCCL_DEVICE_OF_RANK (two ranks may share one GPU: PCCL_DEVICE_OF_RANK=0,0).
+ * --plain: pcclRun and pcclWaitAll instead (the host path, for comparison).
  * --bench K: one rank, K back-to-back 8-byte all-reduces on one stream, the
  * time per invocation (and the same with pcclRun + pcclWait).
  *
@@ -30,7 +31,7 @@
 #include "../../lib/pccl.h"
 #include "schedule.h"
 
-static int nranks, iters = 100, do_sync, procs, timeout_s = 60, bench;
+static int nranks, iters = 100, do_sync, procs, timeout_s = 60, bench, plain;
 static uint64_t seed = 1;
 static volatile long progress, wrong;
 static int watch_ranks; /* ranks whose progress this process counts */
@@ -112,8 +113,18 @@ static void *rank_main(void *arg)
             CK(cudaMemsetAsync(rb[c], 0xff, bytes, st[c]));
             CK(cudaLaunchHostFunc(st[c], host_delay, (void *)(uintptr_t)((rng >> 33) % 200)));
             CK(cudaMemcpyAsync(sb[c], in[c], bytes, cudaMemcpyHostToDevice, st[c]));
+            if (plain) { /* the host path, for comparison: staged, then pcclRun */
+                CK(cudaStreamSynchronize(st[c]));
+                PC(pcclRun(a->comm, ids[c], sb[c], rb[c], NULL, NULL));
+                continue;
+            }
             PC(pcclRunOnStream(a->comm, ids[c], sb[c], rb[c], st[c]));
             CK(cudaMemcpyAsync(out[c], rb[c], bytes, cudaMemcpyDeviceToHost, st[c]));
+        }
+        if (plain) {
+            PC(pcclWaitAll(a->comm));
+            for (int c = 0; c < DL_SCHED_NCOLL; c++)
+                CK(cudaMemcpyAsync(out[c], rb[c], dl_sched_count(c) * sizeof(float), cudaMemcpyDeviceToHost, st[c]));
         }
         for (int c = 0; c < DL_SCHED_NCOLL; c++) {
             CK(cudaStreamSynchronize(st[c]));
@@ -153,12 +164,22 @@ static int run_bench(void)
     PC(pcclRegisterAllReduce(comm, 2, pcclFloat, pcclSum, 0, &id));
     PC(pcclMemAlloc(comm, (void **)&b, 8));
     CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    for (int i = 0; i < 200; i++) PC(pcclRunOnStream(comm, id, b, b, s)); /* warm */
-    CK(cudaStreamSynchronize(s));
-    double t0 = now_s();
-    for (int i = 0; i < bench; i++) PC(pcclRunOnStream(comm, id, b, b, s));
+    double t0 = 0;
+    /* At most PCCL_MAX_PENDING invocations of one collective outstanding:
+     * the host waits for the oldest beyond (as a full launch queue blocks). */
+    uint64_t t = 0;
+    for (int i = 0; i < 200 + bench; i++) {
+        if (i == 200) {
+            CK(cudaStreamSynchronize(s));
+            t0 = now_s();
+        }
+        if (t >= PCCL_MAX_PENDING) PC(pcclWaitRun(comm, id, t - PCCL_MAX_PENDING + 1));
+        PC(pcclRunAfter(comm, id, b, b, s, &t));
+        PC(pcclStreamWaitRun(comm, id, t, s));
+    }
     CK(cudaStreamSynchronize(s));
     double t_stream = (now_s() - t0) / bench * 1e6;
+    PC(pcclWaitAll(comm));
     t0 = now_s();
     for (int i = 0; i < bench; i++) {
         PC(pcclRun(comm, id, b, b, NULL, NULL));
@@ -205,6 +226,7 @@ static int proc_main(int r, pcclUniqueId uid)
     if (watch()) { printf("rank %d: HANG\n", r); fflush(stdout); _exit(3); }
     pthread_join(t, NULL);
     PC(pcclCommDestroy(a.comm));
+    fflush(stdout); /* the caller _exits */
     return wrong ? 4 : 0;
 }
 
@@ -231,12 +253,14 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--bench")) bench = (int)arg_num(a, v, 1, 10000000), i++;
         else if (!strcmp(a, "--sync")) do_sync = 1;
         else if (!strcmp(a, "--procs")) procs = 1;
+        else if (!strcmp(a, "--plain")) plain = 1;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            puts("usage: pccl-stream [--ranks N] [--procs] [--iters K] [--sync] [--seed S] [--timeout SEC] [--bench K]\n"
+            puts("usage: pccl-stream [--ranks N] [--procs] [--plain] [--iters K] [--sync] [--seed S] [--timeout SEC] [--bench K]\n"
                  "  the paper's deadlock tests through streams (pcclRunOnStream), each all-reduce on its own\n"
                  "  stream; --sync: cudaDeviceSynchronize in a loop on a second thread per rank; --procs: one\n"
                  "  process per rank (devices from PCCL_DEVICE_OF_RANK); --bench K: one rank, K 8-byte\n"
-                 "  all-reduces back to back.  Exit 0 ok, 3 hang, 4 wrong data, 77 skipped.");
+                 "  all-reduces back to back; --plain: pcclRun/pcclWaitAll instead of streams.\n"
+                 "  Exit 0 ok, 3 hang, 4 wrong data, 77 skipped.");
             return 0;
         } else { fprintf(stderr, "pccl-stream: unknown argument '%s'\n", a); return 2; }
     }
