@@ -58,8 +58,9 @@ static pcclResult_t run_after(pcclComm_t c, const char *fn, int id, const void *
 void pccl_stream_next_locked(pcclComm_t c, int id)
 {
     pccl_hcoll *h = &c->colls[id];
-    if (c->aborted) { /* their streams are released by pccl_stream_release */
+    if (c->aborted) { /* failed: their streams are released by pccl_stream_release */
         c->outstanding -= (uint64_t)h->npend;
+        h->completions += (uint64_t)h->npend; /* pcclTestRun/pcclWaitRun: done, pcclRemoteError */
         h->npend = 0;
         return;
     }
@@ -145,7 +146,7 @@ pcclResult_t pcclWaitRun(pcclComm_t c, int id, uint64_t ticket)
         r = pccl_err(c, pcclInvalidArgument, "pcclWaitRun: ticket %llu of collId %d was not issued",
                      (unsigned long long)ticket, id);
     else {
-        while (c->colls[id].completions < ticket) pthread_cond_wait(&c->cv, &c->mu);
+        while (c->colls[id].completions < ticket && !c->aborted) pthread_cond_wait(&c->cv, &c->mu);
         if (c->aborted) r = pcclRemoteError;
     }
     pthread_mutex_unlock(&c->mu);

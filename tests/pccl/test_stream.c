@@ -6,6 +6,7 @@
  * and the paper's deadlock tests issued through streams complete: each
  * collective on its own stream in random orders, with and without device
  * synchronizations on a second thread. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -238,6 +239,19 @@ static void test_pending_in_order(void)
 
 static void set_flag(void *arg) { __atomic_store_n((int *)arg, 1, __ATOMIC_RELEASE); }
 
+typedef struct {
+    pcclComm_t comm;
+    int id;
+    pcclResult_t r;
+} waiter;
+
+static void *wait_second(void *arg)
+{
+    waiter *w = arg;
+    w->r = pcclWaitRun(w->comm, w->id, 2);
+    return NULL;
+}
+
 /* A collective whose peer never comes: its stream waits, until an abort
  * releases it (the later work then runs; pcclCommAbort returns). */
 static void test_abort_releases(void)
@@ -248,6 +262,10 @@ static void test_abort_releases(void)
     int ran = 0;
     PT_OK(pcclRunOnStream(p.comms[0], p.id, p.send[0], p.recv[0], p.st[0]));
     PT_OK(pcclHostStreamLaunch(p.st[0], set_flag, &ran));
+    PT_OK(pcclRunOnStream(p.comms[0], p.id, p.send[0], p.recv[0], p.st[0])); /* pending behind the first */
+    waiter w = {p.comms[0], p.id, pcclSuccess};
+    pthread_t th;
+    pthread_create(&th, NULL, wait_second, &w);
     ck_sleep_ms(20);
     PT_CHECK(!__atomic_load_n(&ran, __ATOMIC_ACQUIRE), "the stream went on without the collective");
     for (int r = 0; r < 2; r++) { /* abort frees the streams left (after their work) */
@@ -256,6 +274,9 @@ static void test_abort_releases(void)
         p.st[r] = NULL;
     }
     PT_CHECK(__atomic_load_n(&ran, __ATOMIC_ACQUIRE), "the stream's later work never ran after the abort");
+    pthread_join(th, NULL);
+    PT_CHECK(w.r == pcclRemoteError, "pcclWaitRun of the pending invocation returned %s at the abort, expected %s",
+             pcclGetErrorString(w.r), pcclGetErrorString(pcclRemoteError));
     pair_close(&p);
     pt_end();
 }
