@@ -45,6 +45,7 @@ static void comm_free(pcclComm_t c)
     if (c->mapped_prev && c->mapped_prev != c->mapped_next) c->be->unimport_arena(c, c->mapped_prev);
     if (c->be) c->be->close(c);
     free(c->colls);
+    free(c->gwatch);
     pthread_mutex_destroy(&c->mu);
     pthread_cond_destroy(&c->cv);
     pthread_cond_destroy(&c->poll_cv);

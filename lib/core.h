@@ -278,16 +278,18 @@ typedef struct {
     uint64_t *sq;            /* [depth] block 0's SQ                */
     pccl_args *args;         /* [max_colls]                         */
     pccl_blk_stats *stats;   /* [blocks]                            */
+    uint64_t *hgate;         /* [max_colls][PCCL_GATE_SLOTS] the gates again, for the poller (lib/stream.c) */
 } pccl_gpu;
 
-/* The pinned memory: header, CQ and SQ, then args (16-byte aligned), stats. */
+/* The pinned memory: header, CQ and SQ, then args (16-byte aligned), stats, hgate. */
 PCCL_FN size_t pccl_pinned_args_off(const pccl_knobs *k)
 {
     return sizeof(pccl_pinned_hdr) + ((sizeof(uint64_t) * (size_t)k->depth * 2 + 15) & ~(size_t)15);
 }
 PCCL_FN size_t pccl_pinned_bytes(const pccl_knobs *k)
 {
-    return pccl_pinned_args_off(k) + sizeof(pccl_args) * (size_t)k->max_colls + sizeof(pccl_blk_stats) * (size_t)k->blocks;
+    return pccl_pinned_args_off(k) + sizeof(pccl_args) * (size_t)k->max_colls + sizeof(pccl_blk_stats) * (size_t)k->blocks +
+           sizeof(uint64_t) * (size_t)k->max_colls * PCCL_GATE_SLOTS;
 }
 
 /* The daemon's device memory, one allocation carved into its arrays; both
@@ -329,6 +331,7 @@ PCCL_FN void pccl_carve_pinned(pccl_gpu *G, char *p)
     G->sq = G->cq + G->k.depth;
     G->args = (pccl_args *)(p + pccl_pinned_args_off(&G->k));
     G->stats = (pccl_blk_stats *)(G->args + G->k.max_colls);
+    G->hgate = (uint64_t *)(G->stats + G->k.blocks);
 }
 
 /* ---- data types --------------------------------------------------------- */

@@ -65,6 +65,8 @@ struct pcclComm {
     int was_running, callbacks;
     int users;                  /* API calls inside, under the global lock */
     int stopping, aborted;
+    struct pccl_gwatch *gwatch; /* stream.c: gated invocations in flight, their gates watched */
+    int ngwatch;
     pthread_t poller;
     int poller_started;
     char err[512];
@@ -168,6 +170,9 @@ pcclResult_t pccl_submit_locked(pcclComm_t c, int id, const void *sendbuff, void
  * stream invocation, or fails them all if the communicator was aborted
  * (mu held); at abort, releases every stream waiting on a completion. */
 void pccl_stream_next_locked(pcclComm_t c, int id);
+/* For the poller's restart policy (mu held): 1 once the gate of a gated
+ * invocation in flight opened since it was last looked at. */
+int pccl_stream_gate_opened_locked(pcclComm_t c);
 void pccl_stream_release(pcclComm_t c);
 /* Value set by pccl_stream_release: >= every ticket under CUDA's cyclic
  * comparison. */

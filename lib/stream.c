@@ -20,7 +20,42 @@
  * before completes.  Gates have PCCL_GATE_SLOTS slots: invocation n+SLOTS
  * may be issued only once invocation n has completed, so that its stream can
  * never overwrite the gate of an invocation that has not started. */
+#include <stdlib.h>
+
 #include "internal.h"
+
+/* The poller relaunches a daemon that quit while a gate was closed as soon
+ * as the gate opens, not after its backoff (up to 10 ms): the stream writes
+ * each gate twice, into device memory for the daemon and into pinned memory
+ * (hgate) for the poller, which watches the gated invocations in flight. */
+struct pccl_gwatch {
+    int id;
+    int fired; /* seen open, relaunched for */
+    uint64_t ticket;
+};
+
+static void watch_locked(pcclComm_t c, int id)
+{
+    if (!c->gwatch) c->gwatch = calloc((size_t)c->G.k.depth, sizeof *c->gwatch);
+    if (!c->gwatch || c->ngwatch >= c->G.k.depth) return; /* then the backoff relaunches it */
+    c->gwatch[c->ngwatch++] = (struct pccl_gwatch){id, 0, c->colls[id].completions + 1};
+}
+
+int pccl_stream_gate_opened_locked(pcclComm_t c)
+{
+    int opened = 0;
+    for (int i = 0; i < c->ngwatch;) {
+        struct pccl_gwatch *w = &c->gwatch[i];
+        if (c->colls[w->id].completions >= w->ticket) { /* done: forget it */
+            *w = c->gwatch[--c->ngwatch];
+            continue;
+        }
+        const uint64_t *g = &c->G.hgate[(size_t)w->id * PCCL_GATE_SLOTS + w->ticket % PCCL_GATE_SLOTS];
+        if (!w->fired && pccl_ld_acq(g) >= w->ticket) w->fired = opened = 1;
+        i++;
+    }
+    return opened;
+}
 
 /* Issues invocation `issued + 1` gated on `stream`; its ticket is that number. */
 static pcclResult_t run_after(pcclComm_t c, const char *fn, int id, const void *sendbuff, void *recvbuff,
@@ -39,7 +74,9 @@ static pcclResult_t run_after(pcclComm_t c, const char *fn, int id, const void *
                         id, (int)pending, PCCL_GATE_SLOTS);
     }
     uint64_t n = h->issued + 1;
-    r = c->be->stream_write(c, stream, &c->G.gate[(size_t)id * PCCL_GATE_SLOTS + n % PCCL_GATE_SLOTS], n);
+    size_t slot = (size_t)id * PCCL_GATE_SLOTS + n % PCCL_GATE_SLOTS;
+    r = c->be->stream_write(c, stream, &c->G.gate[slot], n);
+    if (!r) r = c->be->stream_write(c, stream, &c->G.hgate[slot], n);
     if (r) { pthread_mutex_unlock(&c->mu); return r; }
     h->issued = n;
     c->outstanding++;
@@ -48,6 +85,7 @@ static pcclResult_t run_after(pcclComm_t c, const char *fn, int id, const void *
         h->npend++;
     } else {
         h->cb = NULL;
+        watch_locked(c, id);
         r = pccl_submit_locked(c, id, sendbuff, recvbuff, PCCL_SQ_GATED);
     }
     pthread_mutex_unlock(&c->mu);
@@ -68,6 +106,7 @@ void pccl_stream_next_locked(pcclComm_t c, int id)
     h->pend_head = (h->pend_head + 1) % PCCL_GATE_SLOTS;
     h->npend--;
     h->cb = NULL;
+    watch_locked(c, id);
     if (pccl_submit_locked(c, id, a.sendbuf, a.recvbuf, PCCL_SQ_GATED))
         pccl_err(c, pcclUnhandledCudaError, "launching the daemon for a pending stream invocation failed");
 }

@@ -237,6 +237,46 @@ static void test_pending_in_order(void)
     pt_end();
 }
 
+/* Both ranks' inputs come 100 ms after the calls; meanwhile their daemons
+ * quit (PCCL_QUIT_US 500) and the restart delay is 200 ms
+ * (PCCL_RELAUNCH_US): the pollers must relaunch at the gates' opening, not
+ * after the delay. */
+static void test_gate_opening_relaunches(void)
+{
+    pair p;
+    pt_begin("stream: an opening gate relaunches the daemon", 60);
+    memset(&p, 0, sizeof p);
+    pcclConfig_t cfg = pt_config(1, 1024);
+    cfg.quitUs = 500;
+    cfg.relaunchUs = 200000;
+    if (pt_init(p.comms, 2, &cfg)) { pt_end(); return; }
+    for (int r = 0; r < 2; r++) {
+        PT_OK(pcclRegisterAllReduce(p.comms[r], N, pcclInt32, pcclSum, 0, &p.id));
+        PT_OK(pcclHostStreamCreate(p.comms[r], &p.st[r]));
+        p.send[r] = malloc(N * sizeof(int32_t));
+        p.recv[r] = malloc(N * sizeof(int32_t));
+        poison(p.send[r]);
+        poison(p.recv[r]);
+    }
+    sfn in[2], out[2];
+    for (int r = 0; r < 2; r++) {
+        in[r] = (sfn){p.send[r], 0, 100, 0, 0};
+        out[r] = (sfn){p.recv[r], 0, 0, 0, -1};
+        PT_OK(pcclHostStreamLaunch(p.st[r], write_input, &in[r]));
+        PT_OK(pcclRunOnStream(p.comms[r], p.id, p.send[r], p.recv[r], p.st[r]));
+        PT_OK(pcclHostStreamLaunch(p.st[r], check_output, &out[r]));
+    }
+    for (int r = 0; r < 2; r++) PT_OK(pcclHostStreamSynchronize(p.st[r]));
+    double opened = in[0].t > in[1].t ? in[0].t : in[1].t;
+    for (int r = 0; r < 2; r++) {
+        PT_CHECK(out[r].wrong == 0, "rank %d: %ld of %d output elements wrong", r, out[r].wrong, N);
+        PT_CHECK(out[r].t - opened < 0.05, "rank %d: completed %.1f ms after the last gate opened (the restart delay "
+                 "is 200 ms: the opening gate did not relaunch the daemon)", r, (out[r].t - opened) * 1e3);
+    }
+    pair_close(&p);
+    pt_end();
+}
+
 static void set_flag(void *arg) { __atomic_store_n((int *)arg, 1, __ATOMIC_RELEASE); }
 
 typedef struct {
@@ -350,6 +390,7 @@ int pt_register_stream(void)
         !CU_add_test(s, "run after one stream, wait on another", test_run_after_wait_elsewhere) ||
         !CU_add_test(s, "invocations outstanding, two streams, in order", test_pending_in_order) ||
         !CU_add_test(s, "abort releases a waiting stream", test_abort_releases) ||
+        !CU_add_test(s, "an opening gate relaunches the daemon", test_gate_opening_relaunches) ||
         !CU_add_test(s, "bad handles refused", test_bad_handles) ||
         !CU_add_test(s, "random order through streams, 2 gpus", test_random_2) ||
         !CU_add_test(s, "random order through streams, 4 gpus", test_random_4) ||
