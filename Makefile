@@ -82,6 +82,9 @@ $(G)/pccl-example: examples/pccl_allreduce.c lib/pccl.h $(B)/libpccl.a
 $(G)/pccl-multiproc: tests/gpu/pccl_multiproc.c tests/gpu/schedule.h lib/pccl.h $(B)/libpccl.a
 	$(NVCC) -O2 -arch=$(GPU_ARCH) -o $@ $< $(B)/libpccl.a -lpthread
 
+$(G)/pccl-stream: tests/gpu/pccl_stream.c tests/gpu/schedule.h lib/pccl.h $(B)/libpccl.a
+	$(NVCC) -O2 -arch=$(GPU_ARCH) -o $@ $< $(B)/libpccl.a -lpthread
+
 $(G)/pccl-gpu-test: tests/gpu/pccl_gpu_test.c tests/pccl/check.c tests/pccl/check.h lib/pccl.h $(B)/libpccl.a
 	$(NVCC) -O2 -arch=$(GPU_ARCH) -o $@ tests/gpu/pccl_gpu_test.c tests/pccl/check.c $(B)/libpccl.a -lpthread
 
@@ -94,7 +97,7 @@ $(G)/pccl-fault: tests/gpu/pccl_fault.c tests/pccl/mproc.c tests/pccl/mproc.h te
 # here and carried to GPU hosts, with those libraries linked statically.
 HAVE_PKGS := $(shell pkg-config --exists $(PKGS) && echo 1)
 
-gpu: $(B)/libpccl.a $(B)/libpccl.so $(G)/pccl-deadlock $(G)/nccl-deadlock $(G)/pccl-example $(G)/pccl-multiproc \
+gpu: $(B)/libpccl.a $(B)/libpccl.so $(G)/pccl-deadlock $(G)/nccl-deadlock $(G)/pccl-example $(G)/pccl-multiproc $(G)/pccl-stream \
      $(G)/pccl-gpu-test $(G)/pccl-fault $(if $(HAVE_PKGS),$(G)/dlreplay)
 
 # GPU suite: needs no Debian packages (the GPU hosts have none), only CUDA.
@@ -252,6 +255,8 @@ _test check: $(B)/dlsim $(B)/dlsim-tests $(SAN)/dlsim $(SAN)/dlsim-tests $(if $(
 	DR_TEST_QUICK=1 TSAN_OPTIONS=halt_on_error=1 $(TSAN)/harness-tests
 	@echo "== dlreplay: command line and the trace corpus on the host backend (tests/replay.sh)"
 	tests/replay.sh $(B)/dlreplay $(SAN)/dlreplay
+	@echo "== pccl_torch tests (python/tests; each skips, with its reason, without torch or a GPU)"
+	@if command -v python3 >/dev/null; then python3 python/tests/test_backend.py; else echo "skipped: no python3"; fi
 	@scripts/test-gpu --if-present
 
 _bench: $(B)/dlsim

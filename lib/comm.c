@@ -49,6 +49,7 @@ static void comm_free(pcclComm_t c)
     if (c->mapped_prev && c->mapped_prev != c->mapped_next) c->be->unimport_arena(c, c->mapped_prev);
     if (c->be) c->be->close(c);
     free(c->colls);
+    free(c->gwatch);
     pthread_mutex_destroy(&c->mu);
     pthread_cond_destroy(&c->cv);
     pthread_cond_destroy(&c->poll_cv);
@@ -367,6 +368,7 @@ pcclResult_t pcclCommCuDevice(pcclComm_t c, int *d)
 static void stop_daemon(pcclComm_t c, int abort)
 {
     __atomic_store_n(&c->G.hdr->abort, 1u, __ATOMIC_RELEASE);
+    if (abort) pccl_stream_release(c); /* streams waiting for a collective go on */
     c->be->devsync(c);
     pthread_mutex_lock(&c->mu);
     if (abort)

@@ -155,6 +155,7 @@ typedef struct {
     const void *sendbuf;           /* this invocation's buffers          */
     void *recvbuf;
     uint64_t t_fetch;              /* PCCL_PROFILE: when its SQ entry was read */
+    uint64_t gated;                /* 1 until the first primitive: wait for its gate (below) */
 } pccl_ctx;
 
 /* A collective's connectors on one block, at conn_off + block * stride in
@@ -188,6 +189,16 @@ PCCL_FN size_t pccl_conn_ring(int slots)
  * entry (ticket+1) << 32 | collId published with one release store; the
  * poller accepts the entry whose ticket is the one it expects, so an entry
  * is never dropped or read twice. */
+/* An SQ entry's low word: the collective's id, and PCCL_SQ_GATED for a
+ * stream-ordered invocation (lib/stream.c), which may start only once its
+ * stream wrote its gate (ids are < 2^31). */
+#define PCCL_SQ_GATED 0x80000000u
+#define PCCL_SQ_ID_MASK 0x7fffffffu
+/* Gates per collective: invocation n's is gate[id * PCCL_GATE_SLOTS + n %
+ * PCCL_GATE_SLOTS], so that streams of later invocations never overwrite the
+ * gate of an earlier one that has not started (at most this many invocations
+ * of one collective may be outstanding: lib/stream.c). */
+#define PCCL_GATE_SLOTS 8 /* = PCCL_MAX_PENDING (pccl.h) */
 #ifdef __cplusplus
 #define PCCL_ALIGN16 alignas(16)
 #else
@@ -255,6 +266,8 @@ typedef struct {
     uint64_t *dsq_tail;      /* [blocks] entries block 0 wrote into each */
     pccl_args *dargs;        /* [max_colls] the buffers, for the others */
     uint64_t *claims;        /* [max_colls] groups claimed, ever (claimer rank) */
+    uint64_t *gate;          /* [max_colls][PCCL_GATE_SLOTS] written by streams: invocation n may start once its slot >= n */
+    uint64_t *fin;           /* [max_colls] written by the daemon: invocation n completed */
     int32_t *saved_tq;       /* [blocks][depth]                     */
     char *arena;             /* my connectors                       */
     char *next_arena;        /* the next rank's, mapped (peer memory) */
@@ -265,16 +278,18 @@ typedef struct {
     uint64_t *sq;            /* [depth] block 0's SQ                */
     pccl_args *args;         /* [max_colls]                         */
     pccl_blk_stats *stats;   /* [blocks]                            */
+    uint64_t *hgate;         /* [max_colls][PCCL_GATE_SLOTS] the gates again, for the poller (lib/stream.c) */
 } pccl_gpu;
 
-/* The pinned memory: header, CQ and SQ, then args (16-byte aligned), stats. */
+/* The pinned memory: header, CQ and SQ, then args (16-byte aligned), stats, hgate. */
 PCCL_FN size_t pccl_pinned_args_off(const pccl_knobs *k)
 {
     return sizeof(pccl_pinned_hdr) + ((sizeof(uint64_t) * (size_t)k->depth * 2 + 15) & ~(size_t)15);
 }
 PCCL_FN size_t pccl_pinned_bytes(const pccl_knobs *k)
 {
-    return pccl_pinned_args_off(k) + sizeof(pccl_args) * (size_t)k->max_colls + sizeof(pccl_blk_stats) * (size_t)k->blocks;
+    return pccl_pinned_args_off(k) + sizeof(pccl_args) * (size_t)k->max_colls + sizeof(pccl_blk_stats) * (size_t)k->blocks +
+           sizeof(uint64_t) * (size_t)k->max_colls * PCCL_GATE_SLOTS;
 }
 
 /* The daemon's device memory, one allocation carved into its arrays; both
@@ -287,7 +302,8 @@ PCCL_FN size_t pccl_carve_device(pccl_gpu *G, char *base)
            o_tick = PCCL_NEXT(o_done, mc * sizeof(uint64_t)), o_saved = PCCL_NEXT(o_tick, 2 * PCCL_FLAG_PAD),
            o_stq = PCCL_NEXT(o_saved, nb * sizeof(pccl_blk_saved)), o_dsq = PCCL_NEXT(o_stq, nb * d * sizeof(int32_t)),
            o_dtail = PCCL_NEXT(o_dsq, nb * d * sizeof(uint64_t)), o_dargs = PCCL_NEXT(o_dtail, nb * sizeof(uint64_t)),
-           o_claims = PCCL_NEXT(o_dargs, mc * sizeof(pccl_args)), total = PCCL_NEXT(o_claims, mc * sizeof(uint64_t));
+           o_claims = PCCL_NEXT(o_dargs, mc * sizeof(pccl_args)), o_gate = PCCL_NEXT(o_claims, mc * sizeof(uint64_t)),
+           o_fin = PCCL_NEXT(o_gate, mc * PCCL_GATE_SLOTS * sizeof(uint64_t)), total = PCCL_NEXT(o_fin, mc * sizeof(uint64_t));
 #undef PCCL_NEXT
     if (base) {
         G->colls = (pccl_coll *)base;
@@ -301,6 +317,8 @@ PCCL_FN size_t pccl_carve_device(pccl_gpu *G, char *base)
         G->dsq_tail = (uint64_t *)(base + o_dtail);
         G->dargs = (pccl_args *)(base + o_dargs);
         G->claims = (uint64_t *)(base + o_claims);
+        G->gate = (uint64_t *)(base + o_gate);
+        G->fin = (uint64_t *)(base + o_fin);
     }
     return total;
 }
@@ -313,6 +331,7 @@ PCCL_FN void pccl_carve_pinned(pccl_gpu *G, char *p)
     G->sq = G->cq + G->k.depth;
     G->args = (pccl_args *)(p + pccl_pinned_args_off(&G->k));
     G->stats = (pccl_blk_stats *)(G->args + G->k.max_colls);
+    G->hgate = (uint64_t *)(G->stats + G->k.blocks);
 }
 
 /* ---- data types --------------------------------------------------------- */

@@ -54,6 +54,7 @@ void pccl_fail_locked(pcclComm_t c, uint64_t mask, const char *why)
     /* The daemon stops for good before anything completes: the caller may
      * free its buffers as soon as its wait returns. */
     __atomic_store_n(&c->G.hdr->abort, 1u, __ATOMIC_RELEASE);
+    pccl_stream_release(c); /* streams waiting for a collective go on */
     c->be->devsync(c);
     pccl_drain(c); /* what did complete before the daemon stopped completes as such */
     for (int i = 0; i < c->ncolls; i++)

@@ -25,6 +25,12 @@ typedef struct {
     pcclCallback_t cb;
     void *cb_arg;
     uint64_t completions;
+    uint64_t issued;          /* invocations issued, ever: the daemon's count too (ctx.inv) */
+    /* Stream-ordered invocations issued while one is in flight (stream.c):
+     * submitted in order as each completes; their gates are already on
+     * their streams. */
+    int npend, pend_head;
+    pccl_args pend[PCCL_GATE_SLOTS];
 } pccl_hcoll;
 
 /* Ranks of one process that share arenas (pcclCommInitAll, or InitRank from
@@ -60,6 +66,8 @@ struct pcclComm {
     int users;                  /* API calls inside, under the global lock */
     int stopping, aborted;
     int deferred;               /* destroyed or aborted from its own callback (comm.c) */
+    struct pccl_gwatch *gwatch; /* stream.c: gated invocations in flight, their gates watched */
+    int ngwatch;
     pthread_t poller;
     int poller_started;
     char err[512];
@@ -100,6 +108,17 @@ struct pccl_backend {
      * the name is derived), so that nothing is left behind once every rank
      * has mapped it, or the communicator failed (NULL: nothing to remove). */
     void (*forget)(pcclComm_t c, int rank);
+    /* Streams (stream.c): a cudaStream_t, or a host stream (host/stream.c).
+     * stream_check: 0 if usable by c.  stream_write: enqueues a store of v to
+     * *p (device memory of c) made after the stream's earlier work is
+     * complete and visible.  stream_wait: enqueues a wait until
+     * (int64_t)(*p - v) >= 0 (CUDA's cyclic >=) before the stream's later
+     * work.  set_flags: stores v into p[0..n) from the host (abort releases
+     * waiting streams with it). */
+    pcclResult_t (*stream_check)(pcclComm_t c, void *stream);
+    pcclResult_t (*stream_write)(pcclComm_t c, void *stream, uint64_t *p, uint64_t v);
+    pcclResult_t (*stream_wait)(pcclComm_t c, void *stream, uint64_t *p, uint64_t v);
+    pcclResult_t (*set_flags)(pcclComm_t c, uint64_t *p, uint64_t v, size_t n);
 };
 
 extern const pccl_backend pccl_host_backend;
@@ -187,6 +206,28 @@ int pccl_on_poller(pcclComm_t c);
 void pccl_poll_idle_locked(pcclComm_t c);
 void pccl_teardown_deferred(pcclComm_t c);
 int pccl_drain(pcclComm_t c); /* CQ entries in ticket order, completed; how many */
+/* run.c: the checks pcclRun and the stream calls share (fn names the call),
+ * and the submission of an invocation (buffers, then the SQ entry;
+ * gated: PCCL_SQ_GATED).  Both with c->mu held. */
+pcclResult_t pccl_run_check_locked(pcclComm_t c, const char *fn, int id, const void *sendbuff, void *recvbuff);
+pcclResult_t pccl_submit_locked(pcclComm_t c, int id, const void *sendbuff, void *recvbuff, uint32_t gated);
+/* stream.c: after a completion, submits the collective's next pending
+ * stream invocation, or fails them all if the communicator was aborted
+ * (mu held); at abort, releases every stream waiting on a completion. */
+void pccl_stream_next_locked(pcclComm_t c, int id);
+/* For the poller's restart policy (mu held): 1 once the gate of a gated
+ * invocation in flight opened since it was last looked at. */
+int pccl_stream_gate_opened_locked(pcclComm_t c);
+void pccl_stream_release(pcclComm_t c);
+/* Value set by pccl_stream_release: >= every ticket under CUDA's cyclic
+ * comparison. */
+#define PCCL_FIN_RELEASED (1ull << 62)
+/* An invocation is counted in flight (mu held); the first one since none
+ * was starts the time a stalled peer is measured from (health.c). */
+static inline void pccl_count_outstanding_locked(pcclComm_t c)
+{
+    if (c->outstanding++ == 0) c->inflight_since = pccl_now_ns();
+}
 /* The daemon's liveness (a stream query: driver time) is checked at most
  * this often by the poller; pcclRun trusts a sighting this recent. */
 #define POLL_QUERY_NS 10000

@@ -221,6 +221,58 @@ pcclResult_t pcclRegisterBroadcast(pcclComm_t comm, size_t count, pcclDataType_t
  * pcclInvalidUsage. */
 pcclResult_t pcclRun(pcclComm_t comm, int collId, const void *sendbuff, void *recvbuff,
                      pcclCallback_t callback, void *userArg);
+/* ---- stream-ordered invocation (lib/stream.c) ----
+ * pcclStream_t is a cudaStream_t on the GPU backend (NULL: the legacy default
+ * stream), a stream from pcclHostStreamCreate on the host backend.
+ *
+ * pcclRunOnStream, as ncclAllReduce(..., stream): the daemon reads the inputs
+ * only after the work enqueued on `stream` before the call is complete, and
+ * the work enqueued on `stream` after the call starts only after the
+ * collective is complete.  It returns at once; no host thread waits.  Ranks
+ * may still invoke in different orders, each collective on its own stream
+ * (or through pcclRunAfter/pcclStreamWaitRun): a stream executes in order,
+ * so two collectives put on ONE stream in opposite orders on two ranks wait
+ * for each other by definition, as with NCCL.
+ *
+ * pcclRunAfter is its first half: the inputs are read after the stream's
+ * earlier work, nothing later on the stream waits; *ticket (may be NULL)
+ * names the invocation.  pcclStreamWaitRun(comm, collId, ticket, stream) is
+ * the second: work enqueued on `stream` after it waits until that
+ * invocation completed (torch's Work.wait()).  The plain completion calls
+ * (pcclTest, pcclWait, pcclWaitAll) see stream invocations too.
+ *
+ * A stream invocation may be issued while the collective is in flight: it
+ * starts after the one before it, in issue order.  At most PCCL_MAX_PENDING
+ * invocations of one collective may be outstanding (pcclInvalidUsage beyond).
+ * pcclCommAbort releases every stream waiting for a collective (its output
+ * is then undefined). */
+#define PCCL_MAX_PENDING 8
+typedef void *pcclStream_t;
+pcclResult_t pcclRunOnStream(pcclComm_t comm, int collId, const void *sendbuff, void *recvbuff,
+                             pcclStream_t stream);
+pcclResult_t pcclRunAfter(pcclComm_t comm, int collId, const void *sendbuff, void *recvbuff, pcclStream_t stream,
+                          uint64_t *ticket);
+pcclResult_t pcclStreamWaitRun(pcclComm_t comm, int collId, uint64_t ticket, pcclStream_t stream);
+/* The host's view of one invocation (tickets of pcclRunAfter; pcclRun's
+ * invocations count too): *done = 1 once it completed; pcclWaitRun blocks
+ * until then.  pcclRemoteError if the communicator was aborted. */
+pcclResult_t pcclTestRun(pcclComm_t comm, int collId, uint64_t ticket, int *done);
+pcclResult_t pcclWaitRun(pcclComm_t comm, int collId, uint64_t ticket);
+
+/* The host backend's emulated streams (lib/host/stream.c): a thread that
+ * runs the stream's operations in order (host functions, pccl's flag stores
+ * and waits), as a GPU runs a CUDA stream.  A stream belongs to one
+ * communicator of the host backend (its "device"): pcclDeviceSynchronize
+ * waits for the work enqueued on its streams before the call, as
+ * cudaDeviceSynchronize does.  Destroy streams before their communicator
+ * (which destroys what is left). */
+pcclResult_t pcclHostStreamCreate(pcclComm_t comm, pcclStream_t *stream);
+/* Waits for the stream's work, then frees it. */
+pcclResult_t pcclHostStreamDestroy(pcclStream_t stream);
+/* fn(arg) runs on the stream's thread after its earlier work (cudaLaunchHostFunc). */
+pcclResult_t pcclHostStreamLaunch(pcclStream_t stream, void (*fn)(void *), void *arg);
+pcclResult_t pcclHostStreamSynchronize(pcclStream_t stream);
+
 /* *done = 1 when the collective's last invocation has completed. */
 pcclResult_t pcclTest(pcclComm_t comm, int collId, int *done);
 /* Blocks until the collective's last invocation completed; returns its status. */

@@ -47,6 +47,7 @@ void pccl_finish(pcclComm_t c, int id, pcclResult_t status)
     c->outstanding--;
     c->completed++;
     c->backoff_ns = c->relaunch_ns;
+    if (h->npend) pccl_stream_next_locked(c, id);
     if (cb) {
         h->in_callback = 1;
         c->callbacks++;
@@ -78,8 +79,9 @@ int pccl_drain(pcclComm_t c)
 }
 
 /* Restart policy, with mu held: a quit daemon with work left is relaunched at
- * once when new requests came since its launch, else after a delay that
- * doubles while relaunches bring no completion. */
+ * once when new requests came since its launch (or a stream invocation's
+ * gate opened), else after a delay that doubles while relaunches bring no
+ * completion. */
 static void maybe_launch(pcclComm_t c, uint64_t now)
 {
     if (c->stopping == 2 || c->aborted || c->failed) return;
@@ -90,8 +92,11 @@ static void maybe_launch(pcclComm_t c, uint64_t now)
     }
     if (c->was_running) { c->was_running = 0; c->quit_seen_ns = (int64_t)now; }
     if (!c->outstanding) return;
-    if (c->submitted != c->submitted_at_launch || (int64_t)now - c->quit_seen_ns >= c->backoff_ns) {
-        if (c->submitted == c->submitted_at_launch) {
+    /* A gate that opened is as good as a new request: a stream invocation
+     * can start now (lib/stream.c). */
+    int fresh = c->submitted != c->submitted_at_launch || pccl_stream_gate_opened_locked(c);
+    if (fresh || (int64_t)now - c->quit_seen_ns >= c->backoff_ns) {
+        if (!fresh) {
             c->backoff_ns *= 2;
             if (c->backoff_ns > 10000000) c->backoff_ns = 10000000;
         }

@@ -25,51 +25,64 @@ static pcclResult_t check_buf(pcclComm_t c, const pccl_hcoll *h, const void *p, 
                         "%s: called from a callback of this communicator, whose completions it would wait for " \
                         "(use pcclTest there)", fn)
 
-pcclResult_t pcclRun(pcclComm_t c, int id, const void *sendbuff, void *recvbuff, pcclCallback_t cb, void *arg)
+/* The checks every invocation passes, with c->mu held; fn names the call. */
+pcclResult_t pccl_run_check_locked(pcclComm_t c, const char *fn, int id, const void *sendbuff, void *recvbuff)
 {
-    CHECK_COMM(c, "pcclRun");
-    pthread_mutex_lock(&c->mu);
-    pcclResult_t r = pcclSuccess;
-    if (c->aborted) r = pccl_err(c, pcclInvalidUsage, "pcclRun: communicator aborted");
-    else if (c->stopping) r = pccl_err(c, pcclInvalidUsage, "pcclRun: communicator being destroyed");
-    else if (c->failed)
-        r = pccl_err(c, c->failed, "pcclRun: collective %d refused, the communicator failed: %s", id, c->fail_why);
-    else if (!coll_id_ok(c, id))
-        r = pccl_err(c, pcclInvalidArgument, "pcclRun: collId %d not registered (have %d)", id, c->ncolls);
-    if (r) { pthread_mutex_unlock(&c->mu); return r; }
+    if (c->aborted) return pccl_err(c, pcclInvalidUsage, "%s: communicator aborted", fn);
+    if (c->stopping) return pccl_err(c, pcclInvalidUsage, "%s: communicator being destroyed", fn);
+    if (c->failed)
+        return pccl_err(c, c->failed, "%s: collective %d refused, the communicator failed: %s", fn, id, c->fail_why);
+    if (!coll_id_ok(c, id))
+        return pccl_err(c, pcclInvalidArgument, "%s: collId %d not registered (have %d)", fn, id, c->ncolls);
     pccl_hcoll *h = &c->colls[id];
     int type = h->dev.type, root = h->dev.root;
     int needs_in = !(type == pcclCollBroadcast && c->rank != root);
     int needs_out = !(type == pcclCollReduce && c->rank != root);
-    if (h->inflight)
-        r = pccl_err(c, pcclInvalidUsage, "pcclRun: collId %d is still in flight (wait for it first)", id);
-    else if (c->outstanding >= (uint64_t)c->G.k.depth)
-        r = pccl_err(c, pcclInvalidUsage, "pcclRun: %d invocations in flight already (PCCL_QUEUE_DEPTH)",
+    pcclResult_t r = pcclSuccess;
+    if (c->outstanding >= (uint64_t)c->G.k.depth)
+        r = pccl_err(c, pcclInvalidUsage, "%s: %d invocations in flight already (PCCL_QUEUE_DEPTH)", fn,
                      c->G.k.depth);
     else if (needs_in)
         r = check_buf(c, h, sendbuff, h->in_bytes, "sendbuff");
     if (!r && needs_out) r = check_buf(c, h, recvbuff, h->out_bytes, "recvbuff");
-    if (r) { pthread_mutex_unlock(&c->mu); return r; }
-    /* Callback and buffers first, the SQ entries last (release): a daemon
-     * that sees the entry sees everything, and a completion finds its
-     * callback. */
-    h->inflight = 1;
-    h->cb = cb;
-    h->cb_arg = arg;
+    return r;
+}
+
+/* Buffers first, the SQ entry last (release): a daemon that sees the entry
+ * sees everything.  Block 0 hands it on to the other blocks that take part
+ * (core.h, "SQ"). */
+pcclResult_t pccl_submit_locked(pcclComm_t c, int id, const void *sendbuff, void *recvbuff, uint32_t gated)
+{
+    c->colls[id].inflight = 1;
     c->G.args[id].sendbuf = sendbuff;
     c->G.args[id].recvbuf = recvbuff;
-    /* Block 0 hands it on to the other blocks that take part (core.h, "SQ"). */
     uint64_t t = c->sq_tail++;
-    pccl_st_rel(&c->G.sq[t % (uint64_t)c->G.k.depth], (((t + 1) & 0xffffffffull) << 32) | (uint32_t)id);
+    pccl_st_rel(&c->G.sq[t % (uint64_t)c->G.k.depth], (((t + 1) & 0xffffffffull) << 32) | (uint32_t)id | gated);
     c->submitted++;
-    if (c->outstanding++ == 0) c->inflight_since = pccl_now_ns();
     pthread_cond_signal(&c->poll_cv); /* a sleeping poller watches from now on */
     /* Seen running by the poller a moment ago: no stream query (driver time
      * on every call).  Should it have quit since, the poller relaunches it
      * within POLL_QUERY_NS, as it does any daemon that quits with a request
      * newer than its launch. */
     int fresh = c->was_running && pccl_now_ns() - c->running_seen_ns < 2 * POLL_QUERY_NS;
-    if (!fresh && !c->be->running(c)) r = pccl_launch_locked(c);
+    return !fresh && !c->be->running(c) ? pccl_launch_locked(c) : pcclSuccess;
+}
+
+pcclResult_t pcclRun(pcclComm_t c, int id, const void *sendbuff, void *recvbuff, pcclCallback_t cb, void *arg)
+{
+    CHECK_COMM(c, "pcclRun");
+    pthread_mutex_lock(&c->mu);
+    pcclResult_t r = pccl_run_check_locked(c, "pcclRun", id, sendbuff, recvbuff);
+    if (!r && (c->colls[id].inflight || c->colls[id].npend))
+        r = pccl_err(c, pcclInvalidUsage, "pcclRun: collId %d is still in flight (wait for it first)", id);
+    if (r) { pthread_mutex_unlock(&c->mu); return r; }
+    /* The callback before the SQ entry: a completion finds it. */
+    pccl_hcoll *h = &c->colls[id];
+    h->cb = cb;
+    h->cb_arg = arg;
+    h->issued++;
+    pccl_count_outstanding_locked(c);
+    r = pccl_submit_locked(c, id, sendbuff, recvbuff, 0);
     pthread_mutex_unlock(&c->mu);
     return r;
 }
@@ -82,7 +95,7 @@ pcclResult_t pcclTest(pcclComm_t c, int id, int *done)
     pcclResult_t r = pcclSuccess;
     if (!coll_id_ok(c, id)) r = pccl_err(c, pcclInvalidArgument, "pcclTest: collId %d not registered", id);
     else {
-        *done = !c->colls[id].inflight && !c->colls[id].in_callback;
+        *done = !c->colls[id].inflight && !c->colls[id].in_callback && !c->colls[id].npend;
         if (*done) r = c->colls[id].status;
     }
     pthread_mutex_unlock(&c->mu);
@@ -98,7 +111,7 @@ pcclResult_t pcclWait(pcclComm_t c, int id)
         pthread_mutex_unlock(&c->mu);
         return pccl_err(c, pcclInvalidArgument, "pcclWait: collId %d not registered", id);
     }
-    while (c->colls[id].inflight || c->colls[id].in_callback) pthread_cond_wait(&c->cv, &c->mu);
+    while (c->colls[id].inflight || c->colls[id].in_callback || c->colls[id].npend) pthread_cond_wait(&c->cv, &c->mu);
     pcclResult_t r = c->colls[id].status;
     pthread_mutex_unlock(&c->mu);
     return r;

@@ -86,15 +86,16 @@ PCCL_FN void pccl_enqueue(pccl_blk *S, const pccl_gpu *G, int32_t id)
 
 /* Block 0 hands an invocation on to the other blocks that take part: the
  * buffers, then (one fence) an entry in each one's SQ in device memory. */
-PCCL_FN void pccl_hand_on(const pccl_gpu *G, int32_t id, pccl_args a)
+PCCL_FN void pccl_hand_on(const pccl_gpu *G, uint32_t raw, pccl_args a)
 {
+    int32_t id = (int32_t)(raw & PCCL_SQ_ID_MASK);
     uint32_t used = G->colls[id].used;
     if (used < 2) return;
     G->dargs[id] = a;
     pccl_fence_rel_gpu();
     for (uint32_t o = 1; o < used; o++) {
         uint64_t t = G->dsq_tail[o]++;
-        pccl_st_post_gpu(&G->dsq[(size_t)o * G->k.depth + t % G->k.depth], ((t + 1) & 0xffffffffull) << 32 | (uint32_t)id);
+        pccl_st_post_gpu(&G->dsq[(size_t)o * G->k.depth + t % G->k.depth], ((t + 1) & 0xffffffffull) << 32 | raw);
     }
 }
 
@@ -107,15 +108,17 @@ PCCL_FN int pccl_fetch(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
     while (S->tq_len < G->k.depth) {
         uint64_t e = pccl_ld_acq(&sq[S->sq_head % G->k.depth]);
         if ((e >> 32) != ((S->sq_head + 1) & 0xffffffffull)) break;
-        int32_t id = (int32_t)(e & 0xffffffffu);
+        uint32_t raw = (uint32_t)e;
+        int32_t id = (int32_t)(raw & PCCL_SQ_ID_MASK);
         pccl_args a = b == 0 ? G->args[id] : G->dargs[id]; /* one 16-byte read */
-        if (b == 0) pccl_hand_on(G, id, a);
+        if (b == 0) pccl_hand_on(G, raw, a);
         pccl_ctx *x = &G->ctx[(size_t)id * G->k.blocks + b];
         x->group = (uint64_t)b;
         x->loop = 0;
         x->step = 0;
         x->next = 0;
         x->inv++;
+        x->gated = (raw & PCCL_SQ_GATED) != 0;
         x->sendbuf = a.sendbuf;
         x->recvbuf = a.recvbuf;
         x->t_fetch = now;
@@ -192,6 +195,12 @@ PCCL_FN int pccl_ready(const pccl_blk *S, const pccl_gpu *G, int b)
     const pccl_coll *c = &G->colls[S->cur];
     int f = PCCL_STEP_FLAGS(c->steps[S->act.step]);
     char *mine = pccl_conn(G->arena, c, G, b);
+    /* A stream-ordered invocation (lib/stream.c) may read its input only once
+     * its stream wrote the gate: until then it is not ready, and waits (and is
+     * preempted) like any collective whose peer is not there yet. */
+    if (S->act.gated &&
+        pccl_ld_acq(&G->gate[(size_t)S->cur * PCCL_GATE_SLOTS + S->act.inv % PCCL_GATE_SLOTS]) < S->act.inv)
+        return 0;
     if ((f & PCCL_RECV) && pccl_ld_acq((const uint64_t *)(mine + PCCL_CONN_TAIL)) <= S->act.recv_step) return 0;
     if ((f & PCCL_SEND) &&
         S->act.send_step - pccl_ld_acq((const uint64_t *)(mine + PCCL_CONN_HEAD)) >= (uint64_t)G->k.slots)
@@ -273,6 +282,7 @@ PCCL_FN int pccl_advance(pccl_blk *S, const pccl_gpu *G, int b)
         S->pend_hdr = S->act.next;
     }
     if (f & PCCL_RECV) S->pend_head = ++S->act.recv_step;
+    S->act.gated = 0; /* the gate was open: the invocation has begun */
     S->st.primitives++;
     S->progressed = 1;
     pccl_red_gpu(G->progress, 1); /* the quit rule's GPU-wide count of steps */
@@ -323,6 +333,9 @@ PCCL_FN void pccl_complete(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
     G->done[S->cur] = 0; /* no block touches it again before the next invocation */
     uint64_t t = pccl_add_gpu(G->cq_ticket, 1);
     pccl_fence();
+    /* The completion flag a stream may wait on (lib/stream.c): invocation
+     * `inv` of this collective is complete, its output written. */
+    pccl_st_rel(&G->fin[S->cur], S->act.inv);
     pccl_st_rel(&G->cq[t % G->k.depth], ((t + 1) << 32) | (uint32_t)S->cur);
 }
 

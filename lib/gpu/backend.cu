@@ -3,6 +3,7 @@
  * legacy-stream operation of the application), peer access, launch, and
  * the checks on user buffers. */
 #include <cuda.h>
+#include <pthread.h>
 #include <cuda_runtime.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,7 +206,75 @@ static int g_count(void)
     return n;
 }
 
+/* ---- streams (lib/stream.c): CUDA's stream memory operations ---------------------
+ * cuStreamWriteValue64 (with its default memory barrier: the earlier work's
+ * writes are visible before the flag) and cuStreamWaitValue64 on flags in
+ * the daemon's device memory: 3.0 us for a hand-off and back, where pinned
+ * host flags cost 6.1 (shared/spec/nccl-facts.md, "Floors").  Found through
+ * the runtime, like cuMemGetAddressRange, so libpccl needs no -lcuda. */
+typedef CUresult (*memop_fn)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
+static memop_fn write64, wait64;
+static pthread_once_t memops_once = PTHREAD_ONCE_INIT;
+
+static void find_memops(void)
+{
+    cudaDriverEntryPointQueryResult q;
+    void *fn = NULL;
+    if (cudaGetDriverEntryPointByVersion("cuStreamWriteValue64", &fn, 12000, cudaEnableDefault, &q) == cudaSuccess &&
+        q == cudaDriverEntryPointSuccess)
+        write64 = (memop_fn)fn;
+    fn = NULL;
+    if (cudaGetDriverEntryPointByVersion("cuStreamWaitValue64", &fn, 12000, cudaEnableDefault, &q) == cudaSuccess &&
+        q == cudaDriverEntryPointSuccess)
+        wait64 = (memop_fn)fn;
+    cudaGetLastError();
+}
+
+static pcclResult_t g_stream_check(pcclComm_t c, void *stream)
+{
+    pthread_once(&memops_once, find_memops);
+    if (!write64 || !wait64)
+        return pccl_err(c, pcclUnhandledCudaError, "the CUDA driver has no cuStreamWriteValue64/cuStreamWaitValue64");
+    return pcclSuccess;
+}
+
+static pcclResult_t memop(pcclComm_t c, memop_fn f, const char *name, void *stream, uint64_t *p, uint64_t v)
+{
+    CU(c, cudaSetDevice(c->dev));
+    CUresult e = f((CUstream)stream, (CUdeviceptr)(uintptr_t)p, v, 0 /* write: barrier; wait: GEQ */);
+    if (e != CUDA_SUCCESS)
+        return pccl_err(c, pcclUnhandledCudaError, "%s on stream %p failed (CUresult %d)", name, stream, (int)e);
+    return pcclSuccess;
+}
+
+static pcclResult_t g_stream_write(pcclComm_t c, void *stream, uint64_t *p, uint64_t v)
+{
+    return memop(c, write64, "cuStreamWriteValue64", stream, p, v);
+}
+
+static pcclResult_t g_stream_wait(pcclComm_t c, void *stream, uint64_t *p, uint64_t v)
+{
+    return memop(c, wait64, "cuStreamWaitValue64", stream, p, v);
+}
+
+/* On the daemon's own non-blocking stream: a copy on the legacy stream
+ * would wait for the blocking streams, which may be the ones waiting. */
+static pcclResult_t g_set_flags(pcclComm_t c, uint64_t *p, uint64_t v, size_t n)
+{
+    uint64_t *h = (uint64_t *)malloc(n * sizeof *h);
+    if (!h) return pccl_err(c, pcclSystemError, "out of host memory");
+    for (size_t i = 0; i < n; i++) h[i] = v;
+    cudaStream_t s = ((gpu_bk *)c->bk)->stream;
+    cudaSetDevice(c->dev);
+    cudaError_t e = cudaMemcpyAsync(p, h, n * sizeof *h, cudaMemcpyHostToDevice, s);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+    free(h);
+    CU(c, e);
+    return pcclSuccess;
+}
+
 extern "C" const pccl_backend pccl_gpu_backend = {
     "gpu", g_open, g_close, g_export, g_import, g_unimport, g_enable_peer, g_upload,
     g_launch, g_running, g_devsync, g_check_buf, g_alloc, g_free, g_count, NULL,
+    g_stream_check, g_stream_write, g_stream_wait, g_set_flags,
 };

@@ -100,6 +100,7 @@ static void h_close(pcclComm_t c)
 {
     host_bk *h = c->bk;
     if (!h) return;
+    pccl_host_streams_drop(c);
     free(h->dev);
     free(h->pinned);
     if (h->arena_shm) munmap(h->arena, c->arena_bytes);
@@ -235,11 +236,17 @@ static int h_running(pcclComm_t c)
     return r;
 }
 
+/* As cudaDeviceSynchronize: the streams' work issued before the call (which
+ * may wait for collectives: the poller relaunches the daemon meanwhile),
+ * and every daemon instance launched before the call. */
 static pcclResult_t h_devsync(pcclComm_t c)
 {
     host_bk *h = c->bk;
     pthread_mutex_lock(&h->mu);
     uint64_t target = h->launched;
+    pthread_mutex_unlock(&h->mu);
+    pccl_host_streams_sync(c);
+    pthread_mutex_lock(&h->mu);
     while (h->finished < target) pthread_cond_wait(&h->cv, &h->mu);
     pthread_mutex_unlock(&h->mu);
     return pcclSuccess;
@@ -265,7 +272,14 @@ static pcclResult_t h_free(pcclComm_t c, void *p)
 
 static int h_count(void) { return PCCL_MAX_RANKS; }
 
+static pcclResult_t h_set_flags(pcclComm_t c, uint64_t *p, uint64_t v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) pccl_st_rel(&p[i], v);
+    return pcclSuccess;
+}
+
 const pccl_backend pccl_host_backend = {
     "host", h_open, h_close, h_export, h_import, h_unimport, h_enable_peer, h_upload,
     h_launch, h_running, h_devsync, h_check_buf, h_alloc, h_free, h_count, h_forget,
+    pccl_host_stream_check, pccl_host_stream_write, pccl_host_stream_wait, h_set_flags,
 };

@@ -23,6 +23,13 @@ uint64_t pccl_now_ns(void);
 #include "../scheduler.h"
 
 void pccl_host_exec(const pccl_job *j);
+/* Emulated streams (stream.c): the backend's stream operations, the device
+ * synchronization's wait for streams, and cleanup at close. */
+pcclResult_t pccl_host_stream_check(pcclComm_t c, void *stream);
+pcclResult_t pccl_host_stream_write(pcclComm_t c, void *stream, uint64_t *p, uint64_t v);
+pcclResult_t pccl_host_stream_wait(pcclComm_t c, void *stream, uint64_t *p, uint64_t v);
+void pccl_host_streams_sync(pcclComm_t c);
+void pccl_host_streams_drop(pcclComm_t c);
 void pccl_host_slow(int us);
 
 #endif

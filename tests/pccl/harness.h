@@ -24,6 +24,7 @@ int pt_register_regressions(void);
 int pt_register_fuzz(void);
 int pt_register_multiproc(void);
 int pt_register_faults(void);
+int pt_register_stream(void);
 
 /* A failed CUnit assertion carrying a formatted message (also printed to
  * stderr).  Main thread only (CUnit is not thread-safe): worker threads count
@@ -110,12 +111,21 @@ typedef struct {
     long quit_us, relaunch_us;
     uint64_t seed;
     double watchdog_s;
+    /* Stream-ordered (pcclRunOnStream): each collective on its own host
+     * stream per rank; its inputs written by a stream function before it
+     * (after up to streams_delay_us), its output checked by one after it.
+     * With sync, a second thread per rank calls pcclDeviceSynchronize in a
+     * loop meanwhile (a synchronization after each invocation would wait for
+     * that collective by definition, for any library). */
+    int streams;
+    int streams_delay_us;
 } pt_rand_opts;
 typedef struct {
     uint64_t completed[PT_MAX_RANKS];
     uint64_t preemptions; /* summed over ranks */
     uint64_t quits_min;   /* the fewest quits of any rank */
     uint64_t launches;
+    uint64_t syncs_min;   /* streams with sync: the fewest synchronizations a rank's second thread made */
     int failures;
     double seconds;
 } pt_rand_stats;

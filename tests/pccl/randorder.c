@@ -13,11 +13,24 @@
 
 typedef struct rand_run rand_run;
 
+typedef struct worker worker;
+/* A stream-ordered invocation's work around it: its stream functions' argument. */
 typedef struct {
+    worker *w;
+    int k, it;
+    uint64_t seed, delay_rng;
+} sjob;
+
+struct worker {
     rand_run *R;
     int rank;
     void *buf[NC][2];
-} worker;
+    pcclStream_t st[NC]; /* streams mode: one per collective */
+    sjob job[NC];
+    uint64_t verified;   /* stream functions that checked an output */
+    uint64_t syncs;      /* the second thread's synchronizations */
+    int finished;
+};
 
 struct rand_run {
     const pt_rand_opts *o;
@@ -50,6 +63,94 @@ static void ptrs(rand_run *R, worker *w, int k, void **s, void **r)
     else { *s = w->buf[k][0]; *r = w->buf[k][1]; }
 }
 
+/* On collective k's stream, before it: its inputs (the worker poisoned them:
+ * read too early, they give wrong results). */
+static void stream_prepare(void *arg)
+{
+    sjob *j = arg;
+    rand_run *R = j->w->R;
+    if (R->o->streams_delay_us) ck_sleep_us((long)(ck_rand(&j->delay_rng) % (uint64_t)R->o->streams_delay_us));
+    ck_prepare(&R->colls[j->k], j->w->rank, j->seed, R->inplace[j->k], j->w->buf[j->k][0], j->w->buf[j->k][1]);
+}
+
+static void ptrs(rand_run *R, worker *w, int k, void **s, void **r);
+
+/* On collective k's stream, after it: the output must be complete. */
+static void stream_verify(void *arg)
+{
+    sjob *j = arg;
+    worker *w = j->w;
+    rand_run *R = w->R;
+    char msg[512];
+    void *s, *r;
+    ptrs(R, w, j->k, &s, &r);
+    if ((ck_writes_recv(&R->colls[j->k], w->rank) || R->inplace[j->k]) &&
+        ck_verify(&R->colls[j->k], w->rank, j->seed, R->inplace[j->k], r, msg, sizeof msg))
+        record(R, 0, "%s%s (iteration %d, rank %d; checked on the stream after pcclRunOnStream)", msg, "", j->it,
+               w->rank);
+    __atomic_fetch_add(&w->verified, 1, __ATOMIC_ACQ_REL);
+}
+
+static void poison(rand_run *R, worker *w, int k)
+{
+    const ck_coll *x = &R->colls[k];
+    if (R->inplace[k]) ck_fill_sentinel(w->buf[k][0], ck_inplace_bytes(x));
+    else {
+        ck_fill_sentinel(w->buf[k][0], ck_send_bytes(x));
+        ck_fill_sentinel(w->buf[k][1], ck_recv_bytes(x));
+    }
+}
+
+/* Streams mode: the iteration's invocations, their inputs and checks on the
+ * streams; waits (polling, so a failed peer cannot leave it stuck) for the
+ * checks.  0, or -1 after recording a failure. */
+static int stream_iteration(rand_run *R, worker *w, pcclComm_t comm, const int *order, int it, uint64_t seed)
+{
+    uint64_t want = __atomic_load_n(&w->verified, __ATOMIC_ACQUIRE) + NC;
+    for (int k = 0; k < NC; k++) poison(R, w, k);
+    for (int i = 0; i < NC; i++) {
+        int k = order[i];
+        void *s, *r;
+        sjob *j = &w->job[k];
+        j->w = w;
+        j->k = k;
+        j->it = it;
+        j->seed = seed + (uint64_t)k;
+        ptrs(R, w, k, &s, &r);
+        pcclResult_t e = pcclHostStreamLaunch(w->st[k], stream_prepare, j);
+        if (!e) e = pcclRunOnStream(comm, R->ids[k], s, r, w->st[k]);
+        if (!e) e = pcclHostStreamLaunch(w->st[k], stream_verify, j);
+        if (e) {
+            record(R, 1, "pcclRunOnStream or pcclHostStreamLaunch -> %s: %s (rank %d, iteration %d)",
+                   pcclGetErrorString(e), pcclGetLastError(comm), w->rank, it);
+            return -1;
+        }
+    }
+    while (__atomic_load_n(&w->verified, __ATOMIC_ACQUIRE) < want) {
+        if (stopped(R)) return -1;
+        ck_sleep_us(20);
+    }
+    return 0;
+}
+
+/* Streams mode with sync: device synchronizations while streams wait. */
+static void *syncer_main(void *arg)
+{
+    worker *w = arg;
+    pcclComm_t comm = w->R->comms[w->rank];
+    while (!__atomic_load_n(&w->finished, __ATOMIC_ACQUIRE) && !stopped(w->R)) {
+        pcclResult_t e = pcclDeviceSynchronize(comm);
+        if (e) {
+            record(w->R, 1, "pcclDeviceSynchronize -> %s: %s (rank %d, second thread)", pcclGetErrorString(e),
+                   pcclGetLastError(comm), w->rank, 0);
+            break;
+        }
+        __atomic_fetch_add(&w->syncs, 1, __ATOMIC_RELAXED);
+        ck_sleep_us(100);
+    }
+    return NULL;
+}
+
 static void *worker_main(void *arg)
 {
     worker *w = arg;
@@ -60,7 +161,7 @@ static void *worker_main(void *arg)
     char msg[512];
     for (int it = 0; it < o->iters && !stopped(R); it++) {
         uint64_t seed = o->seed * 1000003ull + (uint64_t)it * NC;
-        for (int k = 0; k < NC; k++)
+        for (int k = 0; k < NC && !o->streams; k++)
             ck_prepare(&R->colls[k], w->rank, seed + (uint64_t)k, R->inplace[k], w->buf[k][0], w->buf[k][1]);
         for (int k = 0; k < NC; k++) order[k] = k;
         if (o->opposite) { /* even ranks forward, odd ranks backward */
@@ -68,6 +169,12 @@ static void *worker_main(void *arg)
                 for (int k = 0; k < NC; k++) order[k] = NC - 1 - k;
         } else {
             ck_shuffle(order, NC, (o->seed << 32) ^ ((uint64_t)it << 8) ^ (uint64_t)w->rank ^ 0x5eedull);
+        }
+        if (o->streams) {
+            if (stream_iteration(R, w, comm, order, it, seed)) return NULL;
+            __atomic_store_n(&R->iters_done[w->rank], it + 1, __ATOMIC_RELEASE);
+            ck_watchdog_kick();
+            continue;
         }
         for (int i = 0; i < NC; i++) {
             int k = order[i];
@@ -187,9 +294,23 @@ int pt_random_order(const pt_rand_opts *o, pt_rand_stats *out)
         }
     }
 
+    for (int r = 0; r < G && ok && o->streams; r++)
+        for (int k = 0; k < NC && ok; k++) {
+            R->w[r].job[k].delay_rng = o->seed ^ ((uint64_t)r << 16) ^ (uint64_t)k;
+            if (pcclHostStreamCreate(R->comms[r], &R->w[r].st[k]) != pcclSuccess) {
+                PT_FAIL("%s: pcclHostStreamCreate: %s", o->name, pcclGetLastError(R->comms[r]));
+                ok = 0;
+            }
+        }
     double t0 = ck_now();
     if (ok) {
-        pthread_t th[PT_MAX_RANKS];
+        pthread_t th[PT_MAX_RANKS], sy[PT_MAX_RANKS];
+        int syncers = 0;
+        for (; o->streams && o->sync && syncers < G; syncers++)
+            if (pthread_create(&sy[syncers], NULL, syncer_main, &R->w[syncers])) {
+                record(R, 1, "%s%s cannot start sync thread %d (%d)", "", "", syncers, 0);
+                break;
+            }
         ck_watchdog_arm(o->name, o->watchdog_s > 0 ? o->watchdog_s : 60, dump, R);
         int started = 0;
         for (int r = 0; r < G; r++) {
@@ -200,11 +321,18 @@ int pt_random_order(const pt_rand_opts *o, pt_rand_stats *out)
             started++;
         }
         for (int r = 0; r < started; r++) pthread_join(th[r], NULL);
+        for (int r = 0; r < G; r++) __atomic_store_n(&R->w[r].finished, 1, __ATOMIC_RELEASE);
+        for (int r = 0; r < syncers; r++) pthread_join(sy[r], NULL);
+        for (int r = 0; r < syncers; r++)
+            out->syncs_min = r == 0 || R->w[r].syncs < out->syncs_min ? R->w[r].syncs : out->syncs_min;
         ck_watchdog_disarm();
     }
     out->seconds = ck_now() - t0;
 
     PT_CHECK(R->failures == 0, "%s: %d failures; first: %s", o->name, R->failures, R->first);
+    for (int r = 0; r < G && !R->stop; r++) /* abort releases the streams; else they are done */
+        for (int k = 0; k < NC; k++)
+            if (R->w[r].st[k]) pcclHostStreamDestroy(R->w[r].st[k]);
     if (R->stop) { /* peers may be stuck for good: abort rather than destroy */
         for (int r = 0; r < G; r++) {
             pcclCommAbort(R->comms[r]);

@@ -1,0 +1,193 @@
+/* Stream-ordered invocation: a collective ordered on a stream as a kernel
+ * would be, while the daemon stays the only thing that runs it.
+ *
+ * The host writes the SQ entry at once, marked gated, and enqueues on the
+ * stream a store of the invocation's number n into its gate (a flag in the
+ * daemon's device memory, one of PCCL_GATE_SLOTS per collective): the stream
+ * makes it only after its earlier work is complete and visible.  The daemon
+ * treats a closed gate as "not ready", like a peer that is not there yet: it
+ * waits up to the spin threshold, preempts, runs other collectives, quits
+ * when nothing progresses (so a cudaDeviceSynchronize() or an implicit
+ * synchronization can return) and is relaunched by the poller while the
+ * invocation is outstanding.  At completion the daemon stores n into the
+ * collective's fin flag (scheduler.h, pccl_complete), and pcclStreamWaitRun
+ * enqueues a wait until fin >= n before the stream's later work.  No host
+ * thread waits for anything.
+ *
+ * One invocation per collective runs at a time (its context and rings are
+ * its own), so a stream-ordered invocation issued while one is in flight
+ * waits in the collective's pending list; the poller submits it when the one
+ * before completes.  Gates have PCCL_GATE_SLOTS slots: invocation n+SLOTS
+ * may be issued only once invocation n has completed, so that its stream can
+ * never overwrite the gate of an invocation that has not started. */
+#include <stdlib.h>
+
+#include "internal.h"
+
+/* The poller relaunches a daemon that quit while a gate was closed as soon
+ * as the gate opens, not after its backoff (up to 10 ms): the stream writes
+ * each gate twice, into device memory for the daemon and into pinned memory
+ * (hgate) for the poller, which watches the gated invocations in flight. */
+struct pccl_gwatch {
+    int id;
+    int fired; /* seen open, relaunched for */
+    uint64_t ticket;
+};
+
+static void watch_locked(pcclComm_t c, int id)
+{
+    if (!c->gwatch) c->gwatch = calloc((size_t)c->G.k.depth, sizeof *c->gwatch);
+    if (!c->gwatch || c->ngwatch >= c->G.k.depth) return; /* then the backoff relaunches it */
+    c->gwatch[c->ngwatch++] = (struct pccl_gwatch){id, 0, c->colls[id].completions + 1};
+}
+
+int pccl_stream_gate_opened_locked(pcclComm_t c)
+{
+    int opened = 0;
+    for (int i = 0; i < c->ngwatch;) {
+        struct pccl_gwatch *w = &c->gwatch[i];
+        if (c->colls[w->id].completions >= w->ticket) { /* done: forget it */
+            *w = c->gwatch[--c->ngwatch];
+            continue;
+        }
+        const uint64_t *g = &c->G.hgate[(size_t)w->id * PCCL_GATE_SLOTS + w->ticket % PCCL_GATE_SLOTS];
+        if (!w->fired && pccl_ld_acq(g) >= w->ticket) w->fired = opened = 1;
+        i++;
+    }
+    return opened;
+}
+
+/* Issues invocation `issued + 1` gated on `stream`; its ticket is that number. */
+static pcclResult_t run_after(pcclComm_t c, const char *fn, int id, const void *sendbuff, void *recvbuff,
+                              void *stream, uint64_t *ticket)
+{
+    pthread_mutex_lock(&c->mu);
+    pcclResult_t r = pccl_run_check_locked(c, fn, id, sendbuff, recvbuff);
+    if (!r) r = c->be->stream_check(c, stream);
+    if (r) { pthread_mutex_unlock(&c->mu); return r; }
+    pccl_hcoll *h = &c->colls[id];
+    uint64_t pending = (uint64_t)h->inflight + (uint64_t)h->npend;
+    if (pending >= PCCL_GATE_SLOTS) {
+        pthread_mutex_unlock(&c->mu);
+        return pccl_err(c, pcclInvalidUsage,
+                        "%s: collId %d has %d invocations outstanding already (at most %d; wait for the oldest)", fn,
+                        id, (int)pending, PCCL_GATE_SLOTS);
+    }
+    uint64_t n = h->issued + 1;
+    size_t slot = (size_t)id * PCCL_GATE_SLOTS + n % PCCL_GATE_SLOTS;
+    r = c->be->stream_write(c, stream, &c->G.gate[slot], n);
+    if (!r) r = c->be->stream_write(c, stream, &c->G.hgate[slot], n);
+    if (r) { pthread_mutex_unlock(&c->mu); return r; }
+    h->issued = n;
+    pccl_count_outstanding_locked(c);
+    if (h->inflight || h->npend) { /* after the one in flight */
+        h->pend[(h->pend_head + h->npend) % PCCL_GATE_SLOTS] = (pccl_args){sendbuff, recvbuff};
+        h->npend++;
+    } else {
+        h->cb = NULL;
+        watch_locked(c, id);
+        r = pccl_submit_locked(c, id, sendbuff, recvbuff, PCCL_SQ_GATED);
+    }
+    pthread_mutex_unlock(&c->mu);
+    if (ticket) *ticket = n;
+    return r;
+}
+
+void pccl_stream_next_locked(pcclComm_t c, int id)
+{
+    pccl_hcoll *h = &c->colls[id];
+    if (c->aborted || c->failed) { /* their streams are released by pccl_stream_release */
+        c->outstanding -= (uint64_t)h->npend;
+        h->completions += (uint64_t)h->npend; /* pcclTestRun/pcclWaitRun: done, pcclRemoteError */
+        h->npend = 0;
+        return;
+    }
+    pccl_args a = h->pend[h->pend_head];
+    h->pend_head = (h->pend_head + 1) % PCCL_GATE_SLOTS;
+    h->npend--;
+    h->cb = NULL;
+    watch_locked(c, id);
+    if (pccl_submit_locked(c, id, a.sendbuf, a.recvbuf, PCCL_SQ_GATED))
+        pccl_err(c, pcclUnhandledCudaError, "launching the daemon for a pending stream invocation failed");
+}
+
+void pccl_stream_release(pcclComm_t c)
+{
+    if (c->ncolls && c->be->set_flags(c, c->G.fin, PCCL_FIN_RELEASED, (size_t)c->ncolls))
+        pccl_err(c, pcclUnhandledCudaError, "releasing the streams that wait for collectives failed");
+}
+
+pcclResult_t pcclRunAfter(pcclComm_t c, int id, const void *sendbuff, void *recvbuff, pcclStream_t stream,
+                          uint64_t *ticket)
+{
+    CHECK_COMM(c, "pcclRunAfter");
+    return run_after(c, "pcclRunAfter", id, sendbuff, recvbuff, stream, ticket);
+}
+
+static pcclResult_t wait_run(pcclComm_t c, const char *fn, int id, uint64_t ticket, void *stream)
+{
+    pthread_mutex_lock(&c->mu);
+    pcclResult_t r = pcclSuccess;
+    if (id < 0 || id >= c->ncolls)
+        r = pccl_err(c, pcclInvalidArgument, "%s: collId %d not registered (have %d)", fn, id, c->ncolls);
+    else if (ticket < 1 || ticket > c->colls[id].issued)
+        r = pccl_err(c, pcclInvalidArgument, "%s: ticket %llu of collId %d was not issued (issued: %llu)", fn,
+                     (unsigned long long)ticket, id, (unsigned long long)c->colls[id].issued);
+    if (!r) r = c->be->stream_check(c, stream);
+    if (!r) r = c->be->stream_wait(c, stream, &c->G.fin[id], ticket);
+    pthread_mutex_unlock(&c->mu);
+    return r;
+}
+
+pcclResult_t pcclStreamWaitRun(pcclComm_t c, int id, uint64_t ticket, pcclStream_t stream)
+{
+    CHECK_COMM(c, "pcclStreamWaitRun");
+    return wait_run(c, "pcclStreamWaitRun", id, ticket, stream);
+}
+
+pcclResult_t pcclRunOnStream(pcclComm_t c, int id, const void *sendbuff, void *recvbuff, pcclStream_t stream)
+{
+    CHECK_COMM(c, "pcclRunOnStream");
+    uint64_t n = 0;
+    pcclResult_t r = run_after(c, "pcclRunOnStream", id, sendbuff, recvbuff, stream, &n);
+    return r ? r : wait_run(c, "pcclRunOnStream", id, n, stream);
+}
+
+/* Ticket t of a collective is complete once t of its invocations completed
+ * (they complete in issue order). */
+pcclResult_t pcclTestRun(pcclComm_t c, int id, uint64_t ticket, int *done)
+{
+    CHECK_COMM(c, "pcclTestRun");
+    if (!done) return pccl_err(c, pcclInvalidArgument, "pcclTestRun: done is NULL");
+    pthread_mutex_lock(&c->mu);
+    pcclResult_t r = pcclSuccess;
+    if (id < 0 || id >= c->ncolls)
+        r = pccl_err(c, pcclInvalidArgument, "pcclTestRun: collId %d not registered (have %d)", id, c->ncolls);
+    else if (ticket < 1 || ticket > c->colls[id].issued)
+        r = pccl_err(c, pcclInvalidArgument, "pcclTestRun: ticket %llu of collId %d was not issued",
+                     (unsigned long long)ticket, id);
+    else {
+        *done = c->colls[id].completions >= ticket;
+        if (*done && c->aborted) r = pcclRemoteError;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return r;
+}
+
+pcclResult_t pcclWaitRun(pcclComm_t c, int id, uint64_t ticket)
+{
+    CHECK_COMM(c, "pcclWaitRun");
+    pthread_mutex_lock(&c->mu);
+    pcclResult_t r = pcclSuccess;
+    if (id < 0 || id >= c->ncolls)
+        r = pccl_err(c, pcclInvalidArgument, "pcclWaitRun: collId %d not registered (have %d)", id, c->ncolls);
+    else if (ticket < 1 || ticket > c->colls[id].issued)
+        r = pccl_err(c, pcclInvalidArgument, "pcclWaitRun: ticket %llu of collId %d was not issued",
+                     (unsigned long long)ticket, id);
+    else {
+        while (c->colls[id].completions < ticket && !c->aborted) pthread_cond_wait(&c->cv, &c->mu);
+        if (c->aborted) r = pcclRemoteError;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return r;
+}

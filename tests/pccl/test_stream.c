@@ -1,0 +1,402 @@
+/* Stream-ordered invocation (lib/stream.c) on the host backend's emulated
+ * streams (lib/host/stream.c): the inputs are read only after the stream's
+ * earlier work, the stream's later work runs only after completion, several
+ * invocations of one collective may be outstanding (in issue order, across
+ * streams), an abort releases the waiting streams, bad handles are refused,
+ * and the paper's deadlock tests issued through streams complete: each
+ * collective on its own stream in random orders, with and without device
+ * synchronizations on a second thread. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define N 1024 /* int32 elements of the all-reduce the small tests use */
+
+/* ---- stream functions ------------------------------------------------------- */
+
+typedef struct {
+    int32_t *buf;     /* input to write, or output to check */
+    int32_t value;    /* each element's value (input), or the sum (output) */
+    int delay_ms;     /* before writing the input */
+    double t;         /* when the function ran */
+    long wrong;       /* output: elements that differ, -1 not run */
+} sfn;
+
+static void write_input(void *arg)
+{
+    sfn *f = arg;
+    if (f->delay_ms) ck_sleep_ms(f->delay_ms);
+    for (int i = 0; i < N; i++) f->buf[i] = f->value + i;
+    f->t = ck_now();
+}
+
+static void check_output(void *arg)
+{
+    sfn *f = arg;
+    long wrong = 0;
+    for (int i = 0; i < N; i++) wrong += f->buf[i] != f->value + 2 * i;
+    f->wrong = wrong;
+    f->t = ck_now();
+}
+
+static void poison(int32_t *b) { ck_fill_sentinel(b, N * sizeof *b); }
+
+/* Two ranks, one int32 sum all-reduce of N, a host stream per rank. */
+typedef struct {
+    pcclComm_t comms[2];
+    pcclStream_t st[2];
+    int id;
+    int32_t *send[2], *recv[2];
+} pair;
+
+static int pair_open(pair *p, int blocks)
+{
+    memset(p, 0, sizeof *p);
+    pcclConfig_t cfg = pt_config(blocks, 1024);
+    cfg.spinHead = 50;
+    cfg.spinBase = 20;
+    cfg.spinMin = 2;
+    cfg.quitUs = 500;
+    cfg.relaunchUs = 50;
+    if (pt_init(p->comms, 2, &cfg)) return -1;
+    for (int r = 0; r < 2; r++) {
+        int id = -1;
+        PT_OK(pcclRegisterAllReduce(p->comms[r], N, pcclInt32, pcclSum, 0, &id));
+        p->id = id;
+        PT_OK(pcclHostStreamCreate(p->comms[r], &p->st[r]));
+        p->send[r] = malloc(N * sizeof(int32_t));
+        p->recv[r] = malloc(N * sizeof(int32_t));
+        poison(p->send[r]);
+        poison(p->recv[r]);
+    }
+    return 0;
+}
+
+static void pair_close(pair *p)
+{
+    for (int r = 0; r < 2; r++)
+        if (p->st[r]) PT_OK(pcclHostStreamDestroy(p->st[r]));
+    pt_destroy(p->comms, 2);
+    for (int r = 0; r < 2; r++) {
+        free(p->send[r]);
+        free(p->recv[r]);
+    }
+}
+
+/* ---- semantics ------------------------------------------------------------------ */
+
+/* Rank 0's input is written by a stream function 30 ms after the invocation
+ * was issued; rank 1's at once.  Without the gate the daemons would reduce
+ * rank 0's poisoned input. */
+static void test_inputs_after_stream_work(void)
+{
+    pair p;
+    pt_begin("stream: inputs after earlier stream work", 60);
+    if (pair_open(&p, 2)) { pt_end(); return; }
+    sfn in[2], out[2];
+    for (int r = 0; r < 2; r++) {
+        in[r] = (sfn){p.send[r], 0, r == 0 ? 30 : 0, 0, 0};
+        out[r] = (sfn){p.recv[r], 0, 0, 0, -1};
+        PT_OK(pcclHostStreamLaunch(p.st[r], write_input, &in[r]));
+        PT_OK(pcclRunOnStream(p.comms[r], p.id, p.send[r], p.recv[r], p.st[r]));
+        PT_OK(pcclHostStreamLaunch(p.st[r], check_output, &out[r]));
+    }
+    for (int r = 0; r < 2; r++) PT_OK(pcclHostStreamSynchronize(p.st[r]));
+    for (int r = 0; r < 2; r++)
+        PT_CHECK(out[r].wrong == 0, "rank %d: %ld of %d output elements wrong (input read before the stream wrote it?)",
+                 r, out[r].wrong, N);
+    pcclStats_t s;
+    PT_OK(pcclWait(p.comms[0], p.id)); /* the stream saw fin before the poller took the CQ entry */
+    PT_OK(pcclCommGetStats(p.comms[0], &s));
+    PT_CHECK(s.completed == 1, "rank 0 completed %llu invocations, expected 1", (unsigned long long)s.completed);
+    pair_close(&p);
+    pt_end();
+}
+
+/* Rank 0 issues through its stream, rank 1 (plain pcclRun) 30 ms later: the
+ * function after pcclRunOnStream must run after completion, so not before
+ * rank 1 joined, and see the whole output. */
+static void test_later_work_after_completion(void)
+{
+    pair p;
+    pt_begin("stream: later stream work after completion", 60);
+    if (pair_open(&p, 1)) { pt_end(); return; }
+    sfn out = {p.recv[0], 0, 0, 0, -1};
+    for (int r = 0; r < 2; r++)
+        for (int i = 0; i < N; i++) p.send[r][i] = i;
+    double t0 = ck_now();
+    PT_OK(pcclRunOnStream(p.comms[0], p.id, p.send[0], p.recv[0], p.st[0]));
+    PT_OK(pcclHostStreamLaunch(p.st[0], check_output, &out));
+    ck_sleep_ms(30);
+    int done = 1;
+    PT_OK(pcclTest(p.comms[0], p.id, &done));
+    PT_CHECK(!done, "rank 0's invocation completed without rank 1");
+    PT_CHECK(out.wrong == -1, "the stream ran the function after pcclRunOnStream before the collective completed");
+    double t1 = ck_now();
+    PT_OK(pcclRun(p.comms[1], p.id, p.send[1], p.recv[1], NULL, NULL));
+    PT_OK(pcclHostStreamSynchronize(p.st[0]));
+    PT_CHECK(out.wrong == 0, "%ld of %d output elements wrong when the stream's later work ran", out.wrong, N);
+    PT_CHECK(out.t >= t1, "the later stream work ran %.1f ms after the issue, before rank 1 invoked (%.1f ms)",
+             (out.t - t0) * 1e3, (t1 - t0) * 1e3);
+    PT_OK(pcclWait(p.comms[1], p.id));
+    pair_close(&p);
+    pt_end();
+}
+
+/* pcclRunAfter + pcclStreamWaitRun on another stream: the wait's stream
+ * (torch's Work.wait() on the current stream) runs its later work after
+ * completion, the issuing stream's later work does not wait. */
+static void test_run_after_wait_elsewhere(void)
+{
+    pair p;
+    pt_begin("stream: run after, wait on another stream", 60);
+    if (pair_open(&p, 1)) { pt_end(); return; }
+    pcclStream_t other;
+    PT_OK(pcclHostStreamCreate(p.comms[0], &other));
+    sfn out = {p.recv[0], 0, 0, 0, -1};
+    for (int r = 0; r < 2; r++)
+        for (int i = 0; i < N; i++) p.send[r][i] = i;
+    uint64_t ticket = 0;
+    PT_OK(pcclRunAfter(p.comms[0], p.id, p.send[0], p.recv[0], p.st[0], &ticket));
+    PT_CHECK(ticket == 1, "first ticket %llu, expected 1", (unsigned long long)ticket);
+    PT_OK(pcclStreamWaitRun(p.comms[0], p.id, ticket, other));
+    PT_OK(pcclHostStreamLaunch(other, check_output, &out));
+    int done0 = 1;
+    PT_OK(pcclTestRun(p.comms[0], p.id, ticket, &done0));
+    PT_CHECK(!done0, "pcclTestRun: ticket %llu done before rank 1 invoked", (unsigned long long)ticket);
+    PT_OK(pcclHostStreamSynchronize(p.st[0])); /* returns: nothing on it waits for the collective */
+    ck_sleep_ms(20);
+    PT_CHECK(out.wrong == -1, "the waiting stream ran its later work before the collective completed");
+    PT_OK(pcclRun(p.comms[1], p.id, p.send[1], p.recv[1], NULL, NULL));
+    PT_OK(pcclHostStreamSynchronize(other));
+    PT_CHECK(out.wrong == 0, "%ld of %d output elements wrong after the wait", out.wrong, N);
+    int done = 0;
+    PT_OK(pcclWaitRun(p.comms[0], p.id, ticket));
+    PT_OK(pcclTestRun(p.comms[0], p.id, ticket, &done));
+    PT_CHECK(done, "pcclTestRun: ticket %llu not done after pcclWaitRun", (unsigned long long)ticket);
+    PT_ERR(pcclInvalidArgument, pcclTestRun(p.comms[0], p.id, 2, &done));
+    PT_ERR(pcclInvalidArgument, pcclStreamWaitRun(p.comms[0], p.id, 2, other));
+    PT_ERR(pcclInvalidArgument, pcclStreamWaitRun(p.comms[0], p.id, 0, other));
+    PT_OK(pcclHostStreamDestroy(other));
+    pcclWait(p.comms[1], p.id);
+    pair_close(&p);
+    pt_end();
+}
+
+/* PCCL_MAX_PENDING invocations of one collective outstanding at once, their
+ * inputs written by stream functions, alternating between two streams per
+ * rank, the first stream held back 30 ms: each runs after its own gate, in
+ * issue order, and one more is refused while they are outstanding. */
+static void test_pending_in_order(void)
+{
+    pair p;
+    pt_begin("stream: invocations outstanding", 60);
+    if (pair_open(&p, 2)) { pt_end(); return; }
+    enum { K = PCCL_MAX_PENDING };
+    pcclStream_t second[2];
+    int32_t *in[2][K], *outb[2][K];
+    sfn fin[2][K], fout[2][K], hold = {NULL, 0, 0, 0, 0};
+    for (int r = 0; r < 2; r++) PT_OK(pcclHostStreamCreate(p.comms[r], &second[r]));
+    hold.buf = p.send[0];
+    hold.delay_ms = 30;
+    PT_OK(pcclHostStreamLaunch(p.st[0], write_input, &hold)); /* holds rank 0's first stream back */
+    for (int k = 0; k < K; k++)
+        for (int r = 0; r < 2; r++) {
+            pcclStream_t s = k % 2 ? second[r] : p.st[r];
+            in[r][k] = malloc(N * sizeof(int32_t));
+            outb[r][k] = malloc(N * sizeof(int32_t));
+            poison(in[r][k]);
+            poison(outb[r][k]);
+            fin[r][k] = (sfn){in[r][k], 1000 * k, 0, 0, 0};
+            fout[r][k] = (sfn){outb[r][k], 2000 * k, 0, 0, -1};
+            PT_OK(pcclHostStreamLaunch(s, write_input, &fin[r][k]));
+            PT_OK(pcclRunOnStream(p.comms[r], p.id, in[r][k], outb[r][k], s));
+            PT_OK(pcclHostStreamLaunch(s, check_output, &fout[r][k]));
+        }
+    PT_ERR(pcclInvalidUsage, pcclRunOnStream(p.comms[0], p.id, p.send[0], p.recv[0], p.st[0]));
+    PT_ERR(pcclInvalidUsage, pcclRun(p.comms[0], p.id, p.send[0], p.recv[0], NULL, NULL));
+    for (int r = 0; r < 2; r++) {
+        PT_OK(pcclHostStreamSynchronize(p.st[r]));
+        PT_OK(pcclHostStreamSynchronize(second[r]));
+        PT_OK(pcclWait(p.comms[r], p.id));
+    }
+    for (int r = 0; r < 2; r++)
+        for (int k = 0; k < K; k++) {
+            PT_CHECK(fout[r][k].wrong == 0, "rank %d, invocation %d: %ld of %d output elements wrong", r, k,
+                     fout[r][k].wrong, N);
+            free(in[r][k]);
+            free(outb[r][k]);
+        }
+    pcclStats_t s;
+    PT_OK(pcclCommGetStats(p.comms[1], &s));
+    PT_CHECK(s.completed == K, "rank 1 completed %llu invocations, expected %d", (unsigned long long)s.completed, K);
+    for (int r = 0; r < 2; r++) PT_OK(pcclHostStreamDestroy(second[r]));
+    pair_close(&p);
+    pt_end();
+}
+
+/* Both ranks' inputs come 100 ms after the calls; meanwhile their daemons
+ * quit (PCCL_QUIT_US 500) and the restart delay is 200 ms
+ * (PCCL_RELAUNCH_US): the pollers must relaunch at the gates' opening, not
+ * after the delay. */
+static void test_gate_opening_relaunches(void)
+{
+    pair p;
+    pt_begin("stream: an opening gate relaunches the daemon", 60);
+    memset(&p, 0, sizeof p);
+    pcclConfig_t cfg = pt_config(1, 1024);
+    cfg.quitUs = 500;
+    cfg.relaunchUs = 200000;
+    if (pt_init(p.comms, 2, &cfg)) { pt_end(); return; }
+    for (int r = 0; r < 2; r++) {
+        PT_OK(pcclRegisterAllReduce(p.comms[r], N, pcclInt32, pcclSum, 0, &p.id));
+        PT_OK(pcclHostStreamCreate(p.comms[r], &p.st[r]));
+        p.send[r] = malloc(N * sizeof(int32_t));
+        p.recv[r] = malloc(N * sizeof(int32_t));
+        poison(p.send[r]);
+        poison(p.recv[r]);
+    }
+    sfn in[2], out[2];
+    for (int r = 0; r < 2; r++) {
+        in[r] = (sfn){p.send[r], 0, 100, 0, 0};
+        out[r] = (sfn){p.recv[r], 0, 0, 0, -1};
+        PT_OK(pcclHostStreamLaunch(p.st[r], write_input, &in[r]));
+        PT_OK(pcclRunOnStream(p.comms[r], p.id, p.send[r], p.recv[r], p.st[r]));
+        PT_OK(pcclHostStreamLaunch(p.st[r], check_output, &out[r]));
+    }
+    for (int r = 0; r < 2; r++) PT_OK(pcclHostStreamSynchronize(p.st[r]));
+    double opened = in[0].t > in[1].t ? in[0].t : in[1].t;
+    for (int r = 0; r < 2; r++) {
+        PT_CHECK(out[r].wrong == 0, "rank %d: %ld of %d output elements wrong", r, out[r].wrong, N);
+        PT_CHECK(out[r].t - opened < 0.05, "rank %d: completed %.1f ms after the last gate opened (the restart delay "
+                 "is 200 ms: the opening gate did not relaunch the daemon)", r, (out[r].t - opened) * 1e3);
+    }
+    pair_close(&p);
+    pt_end();
+}
+
+static void set_flag(void *arg) { __atomic_store_n((int *)arg, 1, __ATOMIC_RELEASE); }
+
+typedef struct {
+    pcclComm_t comm;
+    int id;
+    pcclResult_t r;
+} waiter;
+
+static void *wait_second(void *arg)
+{
+    waiter *w = arg;
+    w->r = pcclWaitRun(w->comm, w->id, 2);
+    return NULL;
+}
+
+/* A collective whose peer never comes: its stream waits, until an abort
+ * releases it (the later work then runs; pcclCommAbort returns). */
+static void test_abort_releases(void)
+{
+    pair p;
+    pt_begin("stream: abort releases the stream", 60);
+    if (pair_open(&p, 1)) { pt_end(); return; }
+    int ran = 0;
+    PT_OK(pcclRunOnStream(p.comms[0], p.id, p.send[0], p.recv[0], p.st[0]));
+    PT_OK(pcclHostStreamLaunch(p.st[0], set_flag, &ran));
+    PT_OK(pcclRunOnStream(p.comms[0], p.id, p.send[0], p.recv[0], p.st[0])); /* pending behind the first */
+    waiter w = {p.comms[0], p.id, pcclSuccess};
+    pthread_t th;
+    pthread_create(&th, NULL, wait_second, &w);
+    ck_sleep_ms(20);
+    PT_CHECK(!__atomic_load_n(&ran, __ATOMIC_ACQUIRE), "the stream went on without the collective");
+    for (int r = 0; r < 2; r++) { /* abort frees the streams left (after their work) */
+        PT_OK(pcclCommAbort(p.comms[r]));
+        p.comms[r] = NULL;
+        p.st[r] = NULL;
+    }
+    PT_CHECK(__atomic_load_n(&ran, __ATOMIC_ACQUIRE), "the stream's later work never ran after the abort");
+    pthread_join(th, NULL);
+    PT_CHECK(w.r == pcclRemoteError, "pcclWaitRun of the pending invocation returned %s at the abort, expected %s",
+             pcclGetErrorString(w.r), pcclGetErrorString(pcclRemoteError));
+    pair_close(&p);
+    pt_end();
+}
+
+static void test_bad_handles(void)
+{
+    pair p;
+    pt_begin("stream: bad handles", 60);
+    if (pair_open(&p, 1)) { pt_end(); return; }
+    int bogus = 0;
+    PT_ERR(pcclInvalidArgument, pcclRunOnStream(p.comms[0], p.id, p.send[0], p.recv[0], NULL));
+    PT_ERR(pcclInvalidArgument, pcclRunOnStream(p.comms[0], p.id, p.send[0], p.recv[0], &bogus));
+    PT_ERR(pcclInvalidArgument, pcclRunOnStream(p.comms[0], p.id, p.send[0], p.recv[0], p.st[1]));
+    PT_CHECK(strstr(pcclGetLastError(p.comms[0]), "another communicator") != NULL, "message: %s",
+             pcclGetLastError(p.comms[0]));
+    PT_ERR(pcclInvalidArgument, pcclRunOnStream(p.comms[0], 99, p.send[0], p.recv[0], p.st[0]));
+    PT_ERR(pcclInvalidArgument, pcclRunAfter(p.comms[0], p.id, NULL, p.recv[0], p.st[0], NULL));
+    PT_ERR(pcclInvalidArgument, pcclStreamWaitRun(p.comms[0], p.id, 1, p.st[0])); /* nothing issued */
+    PT_ERR(pcclInvalidArgument, pcclHostStreamLaunch(&bogus, set_flag, &bogus));
+    PT_ERR(pcclInvalidArgument, pcclHostStreamLaunch(p.st[0], NULL, NULL));
+    PT_ERR(pcclInvalidArgument, pcclHostStreamDestroy(&bogus));
+    PT_ERR(pcclInvalidArgument, pcclHostStreamSynchronize(&bogus));
+    PT_ERR(pcclInvalidArgument, pcclHostStreamCreate(NULL, &p.st[0]));
+    PT_ERR(pcclInvalidArgument, pcclHostStreamCreate(p.comms[0], NULL));
+    pcclStats_t s;
+    PT_OK(pcclCommGetStats(p.comms[0], &s));
+    PT_CHECK(s.completed == 0 && s.launches == 0, "refused calls ran something: %llu completed, %llu launches",
+             (unsigned long long)s.completed, (unsigned long long)s.launches);
+    pair_close(&p);
+    pt_end();
+}
+
+/* ---- the paper's deadlock tests, through streams --------------------------------- */
+
+static void random_streams(const char *name, int G, int iters, int sync, int opposite, uint64_t seed)
+{
+    pt_rand_opts o;
+    pt_rand_stats st;
+    pt_rand_defaults(&o, name, G, iters);
+    o.streams = 1;
+    o.streams_delay_us = 200;
+    o.sync = sync;
+    o.opposite = opposite;
+    o.seed = seed;
+    pt_begin(name, 600); /* the run arms its own 60 s watchdog */
+    if (pt_random_order(&o, &st) == 0) {
+        if (opposite) PT_CHECK(st.preemptions > 0, "%s: no preemption in %d iterations of opposite orders", name, iters);
+        if (sync) PT_CHECK(st.syncs_min > 0, "%s: a rank's second thread never completed a synchronization", name);
+    }
+    pt_end();
+}
+
+static void test_random_2(void) { random_streams("streams: random order, 2 gpus", 2, ck_scaled(100, 10), 0, 0, 3); }
+static void test_random_4(void) { random_streams("streams: random order, 4 gpus", 4, ck_scaled(40, 2), 0, 0, 4); }
+static void test_opposite_3(void) { random_streams("streams: opposite orders, 3 gpus", 3, ck_scaled(40, 5), 0, 1, 5); }
+static void test_random_2_sync(void)
+{
+    random_streams("streams: random order + device sync, 2 gpus", 2, ck_scaled(60, 6), 1, 0, 6);
+}
+static void test_random_3_sync(void)
+{
+    random_streams("streams: random order + device sync, 3 gpus", 3, ck_scaled(30, 4), 1, 0, 7);
+}
+
+int pt_register_stream(void)
+{
+    CU_pSuite s = CU_add_suite("stream", NULL, NULL);
+    if (!s) return -1;
+    if (!CU_add_test(s, "inputs read after earlier stream work", test_inputs_after_stream_work) ||
+        !CU_add_test(s, "later stream work after completion", test_later_work_after_completion) ||
+        !CU_add_test(s, "run after one stream, wait on another", test_run_after_wait_elsewhere) ||
+        !CU_add_test(s, "invocations outstanding, two streams, in order", test_pending_in_order) ||
+        !CU_add_test(s, "abort releases a waiting stream", test_abort_releases) ||
+        !CU_add_test(s, "an opening gate relaunches the daemon", test_gate_opening_relaunches) ||
+        !CU_add_test(s, "bad handles refused", test_bad_handles) ||
+        !CU_add_test(s, "random order through streams, 2 gpus", test_random_2) ||
+        !CU_add_test(s, "random order through streams, 4 gpus", test_random_4) ||
+        !CU_add_test(s, "opposite orders through streams, 3 gpus: preempts", test_opposite_3) ||
+        !CU_add_test(s, "random order through streams + device sync, 2 gpus", test_random_2_sync) ||
+        !CU_add_test(s, "random order through streams + device sync, 3 gpus", test_random_3_sync))
+        return -1;
+    return 0;
+}
