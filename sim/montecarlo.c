@@ -107,6 +107,11 @@ int dl_study_run(dl_study *S, char *err, size_t errlen)
     const gsl_rng_type *type = dl_rng_type(S->rng ? S->rng : "taus2");
     if (!type)
         return dl_fail(err, errlen, "unknown GSL generator '%s'", S->rng);
+    if (S->P.semantics == DL_SEM_REFERENCE && (S->exact_stream || S->verify || S->engine_only))
+        return dl_fail(err, errlen, "semantics reference: %s",
+                       S->verify ? "--verify checks the exact semantics' detector; drop one of them"
+                                 : "the reference rules run on the default stream only "
+                                   "(drop --exact-stream / exact_stream)");
     if (S->count == 0) {
         S->first = 0;
         S->count = S->rounds;

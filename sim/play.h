@@ -25,6 +25,7 @@
 
 #include "engine.h"
 #include "fast.h"
+#include "reference.h"
 #include "split.h"
 #include "streams.h"
 
@@ -39,6 +40,8 @@ typedef struct dl_player {
     dl_fast *F;      /* schedule-free evaluator, NULL where unsupported or exact */
     dl_split *X;     /* deadlocked rounds replayed component by component, NULL where the
                         layout's components are not copies of one another (split.h) */
+    dl_ref *ref;     /* --semantics reference: every round is decided by its rules (reference.h);
+                        default stream only, no engine state */
 
     /* outcome of the last round */
     int status;            /* DL_COMPLETED or DL_DEADLOCK */
