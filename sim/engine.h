@@ -29,7 +29,6 @@ typedef struct dl_params {
     double disorder; /* probability of skipping each candidate but the last */
     double sync;     /* probability that a GPU's action is a sync (0 = never) */
     int slots;       /* execution slots per GPU, 0 = unlimited */
-    int semantics;   /* DL_SEM_EXACT (0) or DL_SEM_REFERENCE (reference.h): whose rules decide */
 } dl_params;
 
 /* One (GPU, collective) pair of a deadlock cycle.  The pairs alternate: a part

@@ -300,7 +300,7 @@ static int apply_overrides(dl_config *c, const overrides *o)
 static dl_params params_of(const dl_config *c)
 {
     dl_params P = {.disorder = c->disorder, .sync = c->model->syncs ? c->sync : 0.0,
-                   .slots = c->slots, .semantics = c->semantics};
+                   .slots = c->slots};
     return P;
 }
 
@@ -542,7 +542,8 @@ static int cmd_run(int argc, char **argv)
         progress = 0;
     dl_study S = {.L = &c.layout, .P = params_of(&c), .rounds = c.rounds, .seed = c.seed,
                   .rng = c.rng, .threads = c.threads, .verify = verify, .progress = progress,
-                  .keep_rounds = rounds_csv != NULL, .exact_stream = c.exact_stream};
+                  .keep_rounds = rounds_csv != NULL, .exact_stream = c.exact_stream,
+                  .semantics = c.semantics};
     if (progress)
         describe(stderr, &c);
     if (dl_ranks_study_run(&S, err, sizeof err) < 0) {

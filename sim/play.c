@@ -18,9 +18,6 @@ dl_player *dl_player_new(const dl_layout *L, const dl_params *P, const gsl_rng_t
     pl->R = dl_round_new(L, P);
     if (exact) {
         pl->rng = gsl_rng_alloc(type);
-    } else if (P->semantics == DL_SEM_REFERENCE) {
-        pl->S = dl_streams_new(type, L->ngpus, P);
-        pl->ref = dl_ref_new(L, P);
     } else {
         pl->S = dl_streams_new(type, L->ngpus, P);
         pl->F = dl_fast_new(L, P);
@@ -132,6 +129,12 @@ int dl_player_round(dl_player *pl, long round, int detail, const dl_sink *sink)
         abort();
     }
     return from_engine(pl, again);
+}
+
+void dl_player_use_reference(dl_player *pl)
+{
+    if (!pl->ref)
+        pl->ref = dl_ref_new(pl->L, &pl->P);
 }
 
 void dl_player_finish_plan(dl_player *pl, const dl_sink *sink)

@@ -60,6 +60,12 @@ void dl_player_free(dl_player *pl);
  * sink may be NULL.  Returns DL_COMPLETED or DL_DEADLOCK. */
 int dl_player_round(dl_player *pl, long round, int detail, const dl_sink *sink);
 
+/* From now on every round is decided by the reference's rules
+ * (--semantics reference, reference.h), from the default stream, with the
+ * counts of that round and no engine state (detail and sink are ignored:
+ * callers that need them refuse this semantics).  Not for the exact stream. */
+void dl_player_use_reference(dl_player *pl);
+
 /* After dl_player_round(pl, r, 1, sink) returned DL_DEADLOCK: the rest of
  * every GPU's plan in the same stream (dl_round_finish_plan), to sink. */
 void dl_player_finish_plan(dl_player *pl, const dl_sink *sink);

@@ -169,7 +169,7 @@ static int plan_len(const dl_layout *L, int i)
 static void choose_active(dl_ref *X, const dl_streams *S)
 {
     const dl_layout *L = X->L;
-    int all = !(X->single && X->aligned);
+    int all = !S || !(X->single && X->aligned);
     memset(X->comp_live, all, (size_t)X->ncomps);
     if (!all)
         for (int i = 0; i < L->ngpus; i++)
@@ -336,9 +336,8 @@ static int sync_at(dl_ref *X, int gpu)
 
 /* ---- the lockstep round ---- */
 
-static int act(dl_ref *X, dl_streams *S, int i)
+int dl_ref_apply(dl_ref *X, int i, int k)
 {
-    int k = dl_streams_action(S, i, X->rem_len[i]);
     X->events++;
     if (k == DL_DRAW_SYNC) {
         X->syncs++;
@@ -376,6 +375,12 @@ static void count_idle(dl_ref *X, long dstep, int dgpu)
     }
 }
 
+void dl_ref_begin(dl_ref *X)
+{
+    choose_active(X, NULL);
+    reset(X);
+}
+
 int dl_ref_run(dl_ref *X, dl_streams *S)
 {
     const dl_layout *L = X->L;
@@ -390,7 +395,7 @@ int dl_ref_run(dl_ref *X, dl_streams *S)
             if (X->hung[i])
                 continue;
             acted = 1;
-            if (act(X, S, i) == DL_DEADLOCK) {
+            if (dl_ref_apply(X, i, dl_streams_action(S, i, X->rem_len[i])) == DL_DEADLOCK) {
                 X->status = DL_DEADLOCK;
                 X->steps = step + 1;
                 count_idle(X, step, i);

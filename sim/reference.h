@@ -86,4 +86,10 @@ void dl_ref_free(dl_ref *X);
  * DL_DEADLOCK. */
 int dl_ref_run(dl_ref *X, dl_streams *S);
 
+/* Event by event (tests): a fresh round with every GPU played, then GPU i's
+ * action: DL_DRAW_SYNC or invoke the k-th entry of its remaining list
+ * (legal actions only).  Returns DL_RUNNING or DL_DEADLOCK. */
+void dl_ref_begin(dl_ref *X);
+int dl_ref_apply(dl_ref *X, int gpu, int k);
+
 #endif
