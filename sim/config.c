@@ -55,7 +55,7 @@ static const char *const top_keys[] = {
     "tp", "dp", "pp", "tp_group_size", "dp_group_size", "pp_group_size",
     "tp_colls", "dp_colls", "coll_cnt_per_tp_group", "coll_cnt_per_dp_group",
     "gpus", "gpu_num", "group_num", "gpu_per_group", "coll_cnt_per_group", "groups", "recipe",
-    "order", "rng", "exact_stream", "name", "paper_ratio", "comment", NULL,
+    "order", "rng", "exact_stream", "semantics", "name", "paper_ratio", "comment", NULL,
 };
 static const char *const keys_3d[] = {
     "tp", "dp", "pp", "tp_group_size", "dp_group_size", "pp_group_size",
@@ -426,6 +426,13 @@ static int parse_options(dl_config *c, json_t *root, const parser *p)
         if (!json_is_boolean(v))
             return bad(p, "exact_stream", "must be true or false, not %s", kind(v));
         c->exact_stream = json_is_true(v);
+    }
+    c->semantics = DL_SEM_EXACT;
+    if ((v = json_object_get(root, "semantics"))) {
+        if (as_str(p, "semantics", v, &s))
+            return -1;
+        if ((c->semantics = dl_semantics_parse(s)) < 0)
+            return bad(p, "semantics", "unknown semantics '%s' (known: exact, reference)", s);
     }
     default_name(c, p->file);
     if ((v = json_object_get(root, "name"))) {

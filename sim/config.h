@@ -10,6 +10,7 @@
 
 #include "layout.h"
 #include "models/model.h"
+#include "reference.h"
 
 typedef struct dl_config {
     char path[512];
@@ -23,6 +24,7 @@ typedef struct dl_config {
     int order;              /* enum dl_order */
     char rng[32];           /* GSL generator name */
     int exact_stream;       /* 1: the plain stream (one draw per action and candidate) */
+    int semantics;          /* DL_SEM_EXACT or DL_SEM_REFERENCE (reference.h) */
     char grouping[16];      /* "3d" or "free" (for reports) */
     char name[128];         /* "name" key, or the file's base name */
     dl_layout layout;

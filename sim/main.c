@@ -57,7 +57,10 @@ static const char usage_overrides[] =
     "  --exact-stream    the plain random stream: one draw per action and per\n"
     "                    candidate, from one generator per round (config: exact_stream);\n"
     "                    default: one generator per GPU with geometric gaps between\n"
-    "                    syncs and skips, the same distribution, much faster\n";
+    "                    syncs and skips, the same distribution, much faster\n"
+    "  --semantics S     exact (default) | reference: decide rounds by the rules of the\n"
+    "                    authors' public simulator (config: semantics; run only, default\n"
+    "                    stream, no --verify; docs/semantics.md \"Reference semantics\")\n";
 
 static const char usage_run[] =
     "usage: dlsim run CONFIG [options]\n"
@@ -166,14 +169,15 @@ static int parse_prob(const char *opt, const char *s, double max, int max_open, 
 typedef struct overrides {
     long rounds, seed, slots, threads;
     double disorder, sync;
-    const char *model, *order, *rng;
+    const char *model, *order, *rng, *semantics;
     int has_rounds, has_seed, has_slots, has_threads, has_disorder, has_sync, exact_stream;
 } overrides;
 
 enum {
     OPT_ROUNDS = 256, OPT_SEED, OPT_DISORDER, OPT_SYNC, OPT_MODEL, OPT_SLOTS, OPT_ORDER, OPT_RNG,
     OPT_THREADS, OPT_JSON, OPT_CSV, OPT_ROUNDS_CSV, OPT_VERIFY, OPT_PROGRESS, OPT_NO_PROGRESS,
-    OPT_ROUND, OPT_FIRST, OPT_FULL, OPT_DOT, OPT_GRAPHML, OPT_GROUPS, OPT_PLAN, OPT_HELP, OPT_EXACT
+    OPT_ROUND, OPT_FIRST, OPT_FULL, OPT_DOT, OPT_GRAPHML, OPT_GROUPS, OPT_PLAN, OPT_HELP, OPT_EXACT,
+    OPT_SEMANTICS
 };
 
 #define OVERRIDE_OPTIONS                                                                        \
@@ -182,7 +186,8 @@ enum {
         {"sync", required_argument, 0, OPT_SYNC}, {"model", required_argument, 0, OPT_MODEL},   \
         {"slots", required_argument, 0, OPT_SLOTS}, {"order", required_argument, 0, OPT_ORDER}, \
         {"rng", required_argument, 0, OPT_RNG}, {"help", no_argument, 0, OPT_HELP},        \
-        {"exact-stream", no_argument, 0, OPT_EXACT}
+        {"exact-stream", no_argument, 0, OPT_EXACT},                                          \
+        {"semantics", required_argument, 0, OPT_SEMANTICS}
 
 /* Returns 1 if opt was an override (parsed into o), 0 if not, -1 on error. */
 static int parse_override(int opt, overrides *o)
@@ -227,6 +232,9 @@ static int parse_override(int opt, overrides *o)
     case OPT_EXACT:
         o->exact_stream = 1;
         return 1;
+    case OPT_SEMANTICS:
+        o->semantics = optarg;
+        return 1;
     case OPT_THREADS:
         if (parse_long("--threads", optarg, 0, 4096, &o->threads))
             return -1;
@@ -252,6 +260,12 @@ static int apply_overrides(dl_config *c, const overrides *o)
         c->sync = o->sync;
     if (o->exact_stream)
         c->exact_stream = 1;
+    if (o->semantics) {
+        int sem = dl_semantics_parse(o->semantics);
+        if (sem < 0)
+            return usage_error("--semantics: unknown semantics '%s' (exact, reference)", o->semantics);
+        c->semantics = sem;
+    }
     if (o->rng) {
         if (!dl_rng_type(o->rng))
             return usage_error("--rng: unknown GSL generator '%s' (e.g. taus2, mt19937)", o->rng);
@@ -317,6 +331,17 @@ static int config_from_args(int argc, char **argv, int nargs, const overrides *o
     return rc;
 }
 
+/* gen and check replay rounds event by event in the exact semantics' engine;
+ * the reference rules decide whole rounds only (run). */
+static int exact_only(dl_config *c)
+{
+    if (c->semantics == DL_SEM_EXACT)
+        return 0;
+    dl_config_free(c);
+    return usage_error("semantics reference: only 'run' takes it (gen and check follow the "
+                       "exact semantics event by event)");
+}
+
 static const char *stream_name(const dl_config *c)
 {
     return c->exact_stream ? "exact" : "fast";
@@ -333,8 +358,9 @@ static void describe(FILE *f, const dl_config *c)
         snprintf(slots, sizeof slots, "%d", c->slots);
     else
         snprintf(slots, sizeof slots, "unlimited");
-    fprintf(f, "  disorder %g, sync %g, slots %s, seed %lu, rng %s, stream %s\n", c->disorder,
-            c->model->syncs ? c->sync : 0.0, slots, c->seed, c->rng, stream_name(c));
+    fprintf(f, "  disorder %g, sync %g, slots %s, seed %lu, rng %s, stream %s%s\n", c->disorder,
+            c->model->syncs ? c->sync : 0.0, slots, c->seed, c->rng, stream_name(c),
+            c->semantics == DL_SEM_REFERENCE ? ", semantics reference" : "");
 }
 
 static void print_cycle(FILE *f, const dl_cycle_part *cy, int n)
@@ -360,13 +386,14 @@ static json_t *study_json(const dl_config *c, const dl_study *S, double lo, doub
 {
     double ratio = (double)S->deadlocks / (double)S->rounds;
     return json_pack(
-        "{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:f, s:f, s:i, s:I, s:s, s:s, s:i, s:i,"
+        "{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:f, s:f, s:i, s:I, s:s, s:s, s:s, s:i, s:i,"
         " s:I, s:I, s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:I, s:I, s:b, s:I}",
         "name", c->name, "config", c->path, "model", c->model->name, "grouping", c->grouping,
         "order", dl_order_name(c->layout.order), "gpus", c->layout.ngpus, "groups",
         c->layout.ngroups, "collectives", c->layout.ncolls, "disorder", c->disorder, "sync",
         c->model->syncs ? c->sync : 0.0, "slots", c->slots, "seed", (json_int_t)c->seed, "rng",
-        c->rng, "stream", stream_name(c), "threads", S->threads_used, "ranks", S->ranks, "rounds", (json_int_t)S->rounds, "deadlocks",
+        c->rng, "stream", stream_name(c),
+        "semantics", dl_semantics_name(c->semantics), "threads", S->threads_used, "ranks", S->ranks, "rounds", (json_int_t)S->rounds, "deadlocks",
         (json_int_t)S->deadlocks, "ratio", ratio, "ci_low", lo, "ci_high", hi, "events",
         (json_int_t)S->events, "invocations", (json_int_t)S->invocations, "syncs",
         (json_int_t)S->syncs, "skips", (json_int_t)S->skips, "seconds", S->seconds,
@@ -515,7 +542,8 @@ static int cmd_run(int argc, char **argv)
         progress = 0;
     dl_study S = {.L = &c.layout, .P = params_of(&c), .rounds = c.rounds, .seed = c.seed,
                   .rng = c.rng, .threads = c.threads, .verify = verify, .progress = progress,
-                  .keep_rounds = rounds_csv != NULL, .exact_stream = c.exact_stream};
+                  .keep_rounds = rounds_csv != NULL, .exact_stream = c.exact_stream,
+                  .semantics = c.semantics};
     if (progress)
         describe(stderr, &c);
     if (dl_ranks_study_run(&S, err, sizeof err) < 0) {
@@ -624,6 +652,8 @@ static int cmd_gen(int argc, char **argv)
     int rc = config_from_args(argc, argv, 1, &o, &c);
     if (rc)
         return rc;
+    if ((rc = exact_only(&c)))
+        return rc;
     dl_params P = params_of(&c);
     dl_player *pl = dl_player_new(&c.layout, &P, dl_rng_type(c.rng), c.seed, c.exact_stream);
     dl_round *R = pl->R;
@@ -701,6 +731,8 @@ static int cmd_check(int argc, char **argv)
     dl_config c;
     int rc = config_from_args(argc, argv, 2, &o, &c);
     if (rc)
+        return rc;
+    if ((rc = exact_only(&c)))
         return rc;
     const char *tpath = argv[optind + 1];
     char err[1024];

@@ -35,6 +35,7 @@ void dl_player_free(dl_player *pl)
     dl_streams_free(pl->S);
     dl_split_free(pl->X);
     dl_fast_free(pl->F);
+    dl_ref_free(pl->ref);
     dl_round_free(pl->R);
     free(pl);
 }
@@ -54,6 +55,23 @@ static int from_engine(dl_player *pl, int st)
     return st;
 }
 
+/* The reference's rules decide (reference.h); its own counts, no engine
+ * state (the caller refuses per-event detail in this semantics). */
+static int from_reference(dl_player *pl)
+{
+    const dl_ref *X = pl->ref;
+    pl->status = dl_ref_run(pl->ref, pl->S);
+    pl->engine_state = 0;
+    pl->steps = X->steps;
+    pl->events = X->events;
+    pl->invocations = X->invocations;
+    pl->syncs = X->syncs;
+    pl->skips = X->skips;
+    pl->mismatches = 0;
+    pl->deadlock_event = X->deadlock_event;
+    return pl->status;
+}
+
 int dl_player_round(dl_player *pl, long round, int detail, const dl_sink *sink)
 {
     if (pl->exact) {
@@ -61,6 +79,8 @@ int dl_player_round(dl_player *pl, long round, int detail, const dl_sink *sink)
         return from_engine(pl, dl_round_run(pl->R, pl->rng, sink));
     }
     dl_streams_seed(pl->S, pl->seed, round);
+    if (pl->ref)
+        return from_reference(pl);
     if (!pl->F || detail || sink)
         return from_engine(pl, dl_round_run_streams(pl->R, pl->S, sink));
 
@@ -109,6 +129,12 @@ int dl_player_round(dl_player *pl, long round, int detail, const dl_sink *sink)
         abort();
     }
     return from_engine(pl, again);
+}
+
+void dl_player_use_reference(dl_player *pl)
+{
+    if (!pl->ref)
+        pl->ref = dl_ref_new(pl->L, &pl->P);
 }
 
 void dl_player_finish_plan(dl_player *pl, const dl_sink *sink)

@@ -25,6 +25,7 @@
 
 #include "engine.h"
 #include "fast.h"
+#include "reference.h"
 #include "split.h"
 #include "streams.h"
 
@@ -39,6 +40,8 @@ typedef struct dl_player {
     dl_fast *F;      /* schedule-free evaluator, NULL where unsupported or exact */
     dl_split *X;     /* deadlocked rounds replayed component by component, NULL where the
                         layout's components are not copies of one another (split.h) */
+    dl_ref *ref;     /* --semantics reference: every round is decided by its rules (reference.h);
+                        default stream only, no engine state */
 
     /* outcome of the last round */
     int status;            /* DL_COMPLETED or DL_DEADLOCK */
@@ -56,6 +59,12 @@ void dl_player_free(dl_player *pl);
  * the verify hook set on pl->R, a sink): the round runs in the engine.
  * sink may be NULL.  Returns DL_COMPLETED or DL_DEADLOCK. */
 int dl_player_round(dl_player *pl, long round, int detail, const dl_sink *sink);
+
+/* From now on every round is decided by the reference's rules
+ * (--semantics reference, reference.h), from the default stream, with the
+ * counts of that round and no engine state (detail and sink are ignored:
+ * callers that need them refuse this semantics).  Not for the exact stream. */
+void dl_player_use_reference(dl_player *pl);
 
 /* After dl_player_round(pl, r, 1, sink) returned DL_DEADLOCK: the rest of
  * every GPU's plan in the same stream (dl_round_finish_plan), to sink. */

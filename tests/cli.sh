@@ -89,6 +89,22 @@ for s in "" --exact-stream; do
   c=$(awk -F, 'NR>1 && $2==0 {print $1; exit}' "$tmp/rr.csv")
   expect "gen a completing round ${s:-(default)}" 0 "round $c: completes" -- "$dlsim" gen $fig2 --round "${c:-x}" $s -o "$tmp/cc.csv"
 done
+# --semantics reference: the authors' simulator's rules (run only, default stream)
+uneven=configs/reference/single-free-uneven.json
+expect "run --semantics reference named" 0 "semantics reference" -- "$dlsim" run $small --rounds 50 --no-progress --semantics reference
+expect "reference: dropped collectives flag every round" 0 '"deadlocks": 200, "ratio": 1' -- "$dlsim" run $uneven --rounds 200 --disorder 0 --json --semantics reference
+expect "exact: the same rounds complete" 0 '"deadlocks": 0, "ratio": 0' -- "$dlsim" run $uneven --rounds 200 --disorder 0 --json
+expect "--json names the semantics" 0 '"stream": "fast", "semantics": "exact"' -- "$dlsim" run $small --rounds 20 --json
+expect "--semantics: unknown" 2 "--semantics: unknown semantics 'paper' \(exact, reference\)" -- "$dlsim" run $small --semantics paper
+expect "reference + --verify refused" 2 "--verify checks the exact semantics" -- "$dlsim" run $small --rounds 20 --verify --semantics reference
+expect "reference + --exact-stream refused" 2 "default stream only" -- "$dlsim" run $small --rounds 20 --exact-stream --semantics reference
+expect "gen refuses reference" 2 "only 'run' takes it" -- "$dlsim" gen $small --round 0 --semantics reference
+printf '{"model": "sync", "tp": 2, "dp": 2, "pp": 1, "tp_colls": 3, "dp_colls": 3, "semantics": "reference"}\n' >"$tmp/sem.json"
+expect "config semantics: reference" 0 "semantics reference" -- "$dlsim" run "$tmp/sem.json" --rounds 20 --no-progress
+expect "check refuses a reference config" 2 "only 'run' takes it" -- "$dlsim" check "$tmp/sem.json" "$tmp/fd.csv"
+expect "--semantics exact overrides the config" 0 '"semantics": "exact"' -- "$dlsim" run "$tmp/sem.json" --rounds 20 --json --semantics exact
+printf '{"model": "sync", "tp": 2, "dp": 2, "pp": 1, "tp_colls": 3, "dp_colls": 3, "semantics": 1}\n' >"$tmp/sem1.json"
+expect "config semantics: not a string" 2 "sem1.json: key 'semantics'" -- "$dlsim" run "$tmp/sem1.json"
 a1=$("$dlsim" run $fig2 --rounds 300 --threads 1 --json | grep -oE '"deadlocks": [0-9]+, "ratio": [^,]*')
 a2=$("$dlsim" run $fig2 --rounds 300 --threads 1 --json --rounds-csv "$tmp/x.csv" | grep -oE '"deadlocks": [0-9]+, "ratio": [^,]*')
 if [ -n "$a1" ] && [ "$a1" = "$a2" ]; then ok "same result with and without per-round details"; else echo "$a1 / $a2" >"$tmp/err"; bad "same result with and without per-round details"; fi

@@ -1,0 +1,95 @@
+/* reference.h: --semantics reference: the decision rules of the authors'
+ * public simulator (Oneflow-Inc/dfccl, simulator/simulator.py), applied to
+ * the rounds dlsim draws.
+ *
+ * The rounds are dlsim's: the same layout and planned order, the same
+ * lockstep (GPUs act in id order, a released GPU acts in the same step), the
+ * same per-GPU streams (streams.h).  Only the rules differ from the exact
+ * semantics (docs/semantics.md, "Reference semantics", says what the
+ * reference does and how it was measured):
+ *
+ *   single    no GPU ever blocks.  Each group keeps one batch of pending
+ *             submissions and the GPUs in it.  A GPU that invokes a
+ *             collective of a group while it is in that group's batch is
+ *             DROPPED: the collective leaves its list, is never submitted,
+ *             and the GPU moves on.  Otherwise its collective joins the batch;
+ *             two different collectives in one batch = deadlock; a batch with
+ *             every member in it is cleared.  There is no cross-group check.
+ *   sync      a GPU executes what it invokes; a sync with submitted,
+ *             incomplete collectives hangs it until they complete.  When a
+ *             GPU n hangs and at least two GPUs hang: deadlock iff some
+ *             collective n submitted is unsubmitted on some other hung GPU
+ *             AND some collective n has not submitted is submitted and
+ *             incomplete on some other hung GPU (the two other GPUs may
+ *             differ: the sets of all other hung GPUs are united first).
+ *   resource  (sync trajectory, K = slots) after every invocation: deadlock
+ *             if some group has every member with K or more submitted,
+ *             incomplete collectives.  Nothing ever waits for a slot.
+ *
+ * The round ends at the first deadlock or when every GPU has gone through
+ * its whole list (dropped collectives included). */
+#ifndef DL_REFERENCE_H
+#define DL_REFERENCE_H
+
+#include <stdint.h>
+
+#include "engine.h"
+#include "streams.h"
+
+enum { DL_SEM_EXACT = 0, DL_SEM_REFERENCE = 1 };
+
+const char *dl_semantics_name(int sem);
+int dl_semantics_parse(const char *s); /* -1 if unknown */
+
+typedef struct dl_ref {
+    const dl_layout *L;
+    dl_params P;
+    int single; /* the single-queue rules (slots == 1, no syncs) */
+
+    /* per GPU */
+    dl_plan_entry *rem;          /* remaining lists, like the engine's */
+    int *rem_head, *rem_len;
+    uint8_t *hung, *active;
+    int *sub_head;               /* submitted, incomplete parts (linked by part) */
+    int *nsub;                   /* their number */
+    int *comp;                   /* component (GPUs linked by groups) */
+    int *ggroup_off, *ggroup;     /* GPU i's groups: ggroup[ggroup_off[i] ...] */
+
+    /* per part */
+    uint8_t *submitted;
+    int *sprev, *snext;
+
+    /* per collective */
+    int *left; /* members that have not submitted it */
+
+    /* per group (single) */
+    int *batch_coll, *batch_n;
+    uint8_t *in_batch; /* [nparts of group members]: by node = node_off[g] + member */
+    int *node_off;
+
+    /* components whose GPUs never skip in this round follow the planned,
+     * aligned orders and cannot trip the single-queue check: not run */
+    int ncomps, aligned;
+    uint8_t *comp_live;
+    int *hung_list, nhung;
+
+    /* outcome of the last round */
+    int status;                              /* DL_COMPLETED or DL_DEADLOCK */
+    long steps, events, invocations, syncs, skips, drops;
+    long deadlock_event;                     /* -1 if completed */
+} dl_ref;
+
+dl_ref *dl_ref_new(const dl_layout *L, const dl_params *P);
+void dl_ref_free(dl_ref *X);
+
+/* Plays one round from the streams (seeded by the caller): DL_COMPLETED or
+ * DL_DEADLOCK. */
+int dl_ref_run(dl_ref *X, dl_streams *S);
+
+/* Event by event (tests): a fresh round with every GPU played, then GPU i's
+ * action: DL_DRAW_SYNC or invoke the k-th entry of its remaining list
+ * (legal actions only).  Returns DL_RUNNING or DL_DEADLOCK. */
+void dl_ref_begin(dl_ref *X);
+int dl_ref_apply(dl_ref *X, int gpu, int k);
+
+#endif
