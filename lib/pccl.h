@@ -106,11 +106,14 @@ typedef struct {
     int profile;          /* PCCL_PROFILE          1: time the daemon's phases (pcclStats_t) */
     int interleave;       /* PCCL_INTERLEAVE       loops a block runs step by step together (< slots) */
     int dynamic;          /* PCCL_DYNAMIC          1: blocks claim groups of loops at run time; 0: dealt */
+    long sliceUs;         /* PCCL_SLICE_US         a daemon launch ends after this long, work or not
+                                                   (relaunched at once): the bound on the wait of
+                                                   cudaFree, a module load ...; 0: never */
 } pcclConfig_t;
 
 #define PCCL_CONFIG_INITIALIZER {                                                   \
     sizeof(pcclConfig_t), PCCL_BACKEND_DEFAULT, -1, -1, -1L, -1, -1L, -1L, -1L, -1, \
-    -1L, -1L, PCCL_ORDER_DEFAULT, -1, -1L, -1, -1, -1L, -1, -1, -1 }
+    -1L, -1L, PCCL_ORDER_DEFAULT, -1, -1L, -1, -1, -1L, -1, -1, -1, -1L }
 
 typedef struct {
     uint64_t completed;    /* invocations completed                          */
@@ -130,6 +133,8 @@ typedef struct {
     uint64_t lifeNs;       /* from the SQ read to completion, per invocation  */
     int smId;              /* pcclCommGetBlockStats: the SM the block ran on at its latest
                               launch; -1 where not known (host backend, pcclCommGetStats) */
+    uint64_t slices;       /* daemon launches ended by the time slice (PCCL_SLICE_US), not
+                              idleness: block 0's count, or the block's own */
 } pcclStats_t;
 
 const char *pcclGetErrorString(pcclResult_t result);

@@ -21,6 +21,7 @@ int pt_register_callbacks(void);
 int pt_register_initrank(void);
 int pt_register_abort(void);
 int pt_register_regressions(void);
+int pt_register_share(void);
 
 /* A failed CUnit assertion carrying a formatted message (also printed to
  * stderr).  Main thread only (CUnit is not thread-safe): worker threads count
