@@ -80,6 +80,9 @@ $(G)/pccl-example: examples/pccl_allreduce.c lib/pccl.h $(B)/libpccl.a
 $(G)/pccl-multiproc: tests/gpu/pccl_multiproc.c tests/gpu/schedule.h lib/pccl.h $(B)/libpccl.a
 	$(NVCC) -O2 -arch=$(GPU_ARCH) -o $@ $< $(B)/libpccl.a -lpthread
 
+$(G)/pccl-share: tests/gpu/pccl_share.cu lib/pccl.h $(B)/libpccl.a
+	$(NVCC) -O2 -arch=$(GPU_ARCH) -std=c++17 -o $@ $< $(B)/libpccl.a -lnccl -lpthread
+
 $(G)/pccl-gpu-test: tests/gpu/pccl_gpu_test.c tests/pccl/check.c tests/pccl/check.h lib/pccl.h $(B)/libpccl.a
 	$(NVCC) -O2 -arch=$(GPU_ARCH) -o $@ tests/gpu/pccl_gpu_test.c tests/pccl/check.c $(B)/libpccl.a -lpthread
 
@@ -88,7 +91,7 @@ $(G)/pccl-gpu-test: tests/gpu/pccl_gpu_test.c tests/pccl/check.c tests/pccl/chec
 HAVE_PKGS := $(shell pkg-config --exists $(PKGS) && echo 1)
 
 gpu: $(B)/libpccl.a $(B)/libpccl.so $(G)/pccl-deadlock $(G)/nccl-deadlock $(G)/pccl-example $(G)/pccl-multiproc \
-     $(G)/pccl-gpu-test $(if $(HAVE_PKGS),$(G)/dlreplay)
+     $(G)/pccl-gpu-test $(G)/pccl-share $(if $(HAVE_PKGS),$(G)/dlreplay)
 
 # GPU suite: needs no Debian packages (the GPU hosts have none), only CUDA.
 test-gpu: gpu

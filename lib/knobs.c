@@ -40,7 +40,7 @@ static const knob_def knobs[K_N] = {
     [K_DYNAMIC] = {"PCCL_DYNAMIC", 1, 1, 0, 1},
     /* the bound on an implicit synchronization's wait; each slice costs a
      * relaunch (lib/README.md, "Sharing the GPU") */
-    [K_SLICE_US] = {"PCCL_SLICE_US", 2000, 2000, 0, 60000000},
+    [K_SLICE_US] = {"PCCL_SLICE_US", 4000, 2000, 0, 60000000},
 };
 
 static pcclResult_t knob(long cfg, int which, int host, long *out)

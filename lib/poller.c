@@ -22,6 +22,7 @@
  * cores a spinning poller would take. */
 #define POLL_COOL_NS 20000000
 #define SLICE_HOT_NS 100000
+#define SLICE_QUERY_NS 2000
 
 /* Called with c->mu held. */
 pcclResult_t pccl_launch_locked(pcclComm_t c)
@@ -126,14 +127,17 @@ void *pccl_poller_main(void *arg)
         int n = drain(c);
         uint64_t now = pccl_now_ns();
         if (n || c->submitted != seen) { last_event = now; seen = c->submitted; }
-        if (now - last_query >= POLL_QUERY_NS || n) { maybe_launch(c, now); last_query = now; }
+        /* Near the end of a launch's slice the poller is hot and looks more
+         * often: a sliced daemon is relaunched within SLICE_QUERY_NS, not
+         * after a sleep (each slice costs that gap). */
+        int slice_due = c->G.k.slice_ns && c->was_running && c->outstanding &&
+                        now - c->launched_ns + SLICE_HOT_NS >= (uint64_t)c->G.k.slice_ns;
+        if (now - last_query >= (slice_due ? SLICE_QUERY_NS : POLL_QUERY_NS) || n) {
+            maybe_launch(c, now);
+            last_query = now;
+        }
         if (n) continue;
         uint64_t quiet = now - last_event;
-        /* Near the end of a launch's slice the poller is hot too: a sliced
-         * daemon is relaunched within POLL_QUERY_NS, not after a sleep (each
-         * slice costs that gap). */
-        int slice_due = c->G.k.slice_ns && c->was_running &&
-                        now - c->launched_ns + SLICE_HOT_NS >= (uint64_t)c->G.k.slice_ns;
         if (c->outstanding && (quiet < c->poll_hot_ns || slice_due)) {
             pthread_mutex_unlock(&c->mu);
             sched_yield();
