@@ -16,7 +16,7 @@ typedef struct {
 /* Defaults, per backend, with the accepted range. */
 enum { K_BLOCKS, K_THREADS, K_CHUNK, K_SLOTS, K_SPIN_HEAD, K_SPIN_BASE, K_SPIN_MIN, K_STICKY, K_QUIT_US,
        K_RELAUNCH_US, K_ORDER, K_CHAOS, K_CHAOS_SEED, K_MAX_COLLS, K_DEPTH, K_ARENA, K_PROFILE, K_INTERLEAVE,
-       K_DYNAMIC, K_SLICE_US, K_N };
+       K_DYNAMIC, K_SLICE_US, K_SLICE_GAP_US, K_N };
 static const knob_def knobs[K_N] = {
     [K_BLOCKS] = {"PCCL_BLOCKS", 64, 1, 1, PCCL_MAX_BLOCKS},
     /* at most the daemon's launch bound; at least a scheduling warp and a moving one */
@@ -41,6 +41,7 @@ static const knob_def knobs[K_N] = {
     /* the bound on an implicit synchronization's wait; each slice costs a
      * relaunch (lib/README.md, "Sharing the GPU") */
     [K_SLICE_US] = {"PCCL_SLICE_US", 4000, 2000, 0, 60000000},
+    [K_SLICE_GAP_US] = {"PCCL_SLICE_GAP_US", 20, 0, 0, 1000000},
 };
 
 static pcclResult_t knob(long cfg, int which, int host, long *out)
@@ -87,7 +88,7 @@ pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host)
     long in[K_N] = {cfg->blocks, cfg->threads, cfg->chunkBytes, cfg->slots, cfg->spinHead, cfg->spinBase,
                     cfg->spinMin, cfg->sticky, cfg->quitUs, cfg->relaunchUs, cfg->order, cfg->chaos,
                     cfg->chaosSeed, cfg->maxColls, cfg->queueDepth, cfg->arenaBytes, cfg->profile, cfg->interleave,
-                    cfg->dynamic, cfg->sliceUs};
+                    cfg->dynamic, cfg->sliceUs, cfg->sliceGapUs};
     long v[K_N];
     for (int i = 0; i < K_N; i++) {
         pcclResult_t r = knob(in[i], i, host, &v[i]);
@@ -120,6 +121,7 @@ pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host)
         return pccl_err(NULL, pcclInvalidArgument, "PCCL_INTERLEAVE=%d: must be below PCCL_SLOTS=%d", k->interleave,
                         k->slots);
     c->relaunch_ns = v[K_RELAUNCH_US] * 1000;
+    c->slice_gap_ns = v[K_SLICE_GAP_US] * 1000;
     c->arena_bytes = (size_t)v[K_ARENA];
     c->chunk_bytes = v[K_CHUNK];
     return pcclSuccess;

@@ -107,13 +107,16 @@ typedef struct {
     int interleave;       /* PCCL_INTERLEAVE       loops a block runs step by step together (< slots) */
     int dynamic;          /* PCCL_DYNAMIC          1: blocks claim groups of loops at run time; 0: dealt */
     long sliceUs;         /* PCCL_SLICE_US         a daemon launch ends after this long, work or not
-                                                   (relaunched at once): the bound on the wait of
-                                                   cudaFree, a module load ...; 0: never */
+                                                   (and is relaunched): a CUDA call that waits for the
+                                                   GPU (cudaFree, a module load ...) waits at most two
+                                                   slices; 0: never */
+    long sliceGapUs;      /* PCCL_SLICE_GAP_US     the GPU stays free this long after a slice
+                                                   before the relaunch (a waiting call's chance) */
 } pcclConfig_t;
 
 #define PCCL_CONFIG_INITIALIZER {                                                   \
     sizeof(pcclConfig_t), PCCL_BACKEND_DEFAULT, -1, -1, -1L, -1, -1L, -1L, -1L, -1, \
-    -1L, -1L, PCCL_ORDER_DEFAULT, -1, -1L, -1, -1, -1L, -1, -1, -1, -1L }
+    -1L, -1L, PCCL_ORDER_DEFAULT, -1, -1L, -1, -1, -1L, -1, -1, -1, -1L, -1L }
 
 typedef struct {
     uint64_t completed;    /* invocations completed                          */

@@ -98,6 +98,7 @@ static void maybe_launch(pcclComm_t c, uint64_t now)
     if (c->was_running) { c->was_running = 0; c->quit_seen_ns = (int64_t)now; }
     if (!c->outstanding) return;
     int sliced = pccl_ld_acq32(&c->G.hdr->sliced) != 0;
+    if (sliced && (int64_t)now - c->quit_seen_ns < c->slice_gap_ns) return; /* the waiting call's turn */
     if (sliced || c->submitted != c->submitted_at_launch || (int64_t)now - c->quit_seen_ns >= c->backoff_ns) {
         if (!sliced && c->submitted == c->submitted_at_launch) {
             c->backoff_ns *= 2;

@@ -48,7 +48,10 @@ pcclResult_t pcclRun(pcclComm_t c, int id, const void *sendbuff, void *recvbuff,
      * within POLL_QUERY_NS, as it does any daemon that quits with a request
      * newer than its launch. */
     int fresh = c->was_running && pccl_now_ns() - c->running_seen_ns < 2 * POLL_QUERY_NS;
-    if (!fresh && !c->be->running(c)) r = pccl_launch_locked(c);
+    /* A daemon that its slice ended is relaunched by the poller, after
+     * PCCL_SLICE_GAP_US (poller.c). */
+    int gap = c->slice_gap_ns && pccl_ld_acq32(&c->G.hdr->sliced);
+    if (!fresh && !gap && !c->be->running(c)) r = pccl_launch_locked(c);
     pthread_mutex_unlock(&c->mu);
     return r;
 }
