@@ -49,6 +49,10 @@ PCCL_FN void pccl_st_rlx(uint64_t *p, uint64_t v)
 {
     asm volatile("st.relaxed.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
+PCCL_FN void pccl_st_rel32(uint32_t *p, uint32_t v)
+{
+    asm volatile("st.release.sys.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
 PCCL_FN void pccl_fence(void) { __threadfence_system(); }
 /* A release fence: every write (and read) of the block that precedes it, the
  * other threads' included through the barrier before it, is ordered before
@@ -86,6 +90,7 @@ PCCL_FN uint64_t pccl_ld_acq(const uint64_t *p) { return __atomic_load_n(p, __AT
 PCCL_FN void pccl_st_rel(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 PCCL_FN uint32_t pccl_ld_acq32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 PCCL_FN void pccl_st_rlx(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+PCCL_FN void pccl_st_rel32(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 /* On the host every publication is a release store, which orders what came
  * before it; the GPU needs the fence because other threads of the block wrote
  * the data. */
@@ -224,21 +229,27 @@ typedef struct {
     uint64_t ns_cq;     /* completing: the blocks' count and the CQ entry   */
     uint64_t ns_life;   /* SQ read to completion, summed over invocations  */
     uint64_t sm;        /* 1 + the SM the block runs on (its latest launch); 0: not known */
+    uint64_t slices;    /* quits because the time slice ran out (PCCL_SLICE_US) */
 } pccl_blk_stats;
 
 typedef struct {
     uint32_t abort; /* host -> daemon: quit now, for good */
-    uint32_t pad[31];
+    /* daemon -> host: block 0 ended this launch because its time slice ran
+     * out while work progressed (pccl_end); the host clears it before each
+     * launch and relaunches at once when it is set (poller.c) */
+    uint32_t sliced;
+    uint32_t pad[30];
     /* followed, in the same allocation, by: */
     /* uint64_t cq[depth]; uint64_t sq[depth]; pccl_args args[max_colls];
        pccl_blk_stats stats[blocks] */
 } pccl_pinned_hdr;
 
-/* Daemon state that must survive a voluntary quit: the task queue and the SQ
- * read position of each block (device memory). */
+/* Daemon state that must survive a voluntary quit: the task queue, the pass
+ * position and the SQ read position of each block (device memory). */
 typedef struct {
     uint64_t sq_head;
-    uint32_t tq_len, pad;
+    uint32_t tq_len;
+    uint32_t pos; /* where a launch cut by its slice stopped its pass: the next one resumes there */
     pccl_blk_stats st;
 } pccl_blk_saved;
 
@@ -249,6 +260,7 @@ typedef struct {
     int32_t dynamic, pad;
     int64_t spin_head, spin_base, spin_min, quit_ns;
     uint64_t chaos_seed;
+    int64_t slice_ns; /* a launch ends this long after it began, work or not (0: never) */
 } pccl_knobs;
 
 /* Everything one GPU's daemon needs, by value (a kernel parameter). */

@@ -59,6 +59,8 @@ struct pcclComm {
     uint64_t submitted, outstanding, completed, cq_head;
     uint64_t sq_tail; /* entries written into block 0's SQ */
     uint64_t submitted_at_launch, launches;
+    uint64_t launched_ns;       /* when the daemon was last launched (its slice's start) */
+    int64_t slice_gap_ns;       /* PCCL_SLICE_GAP_US: the pause before a relaunch after a slice */
     int64_t relaunch_ns, backoff_ns, quit_seen_ns;
     uint64_t poll_hot_ns;       /* the poller spins this long after an event */
     uint64_t running_seen_ns;   /* when the daemon was last seen running */

@@ -113,11 +113,17 @@ typedef struct {
     int dynamic;          /* PCCL_DYNAMIC          1: blocks claim groups of loops at run time; 0: dealt */
     long peerTimeoutMs;   /* PCCL_PEER_TIMEOUT_MS  a peer process whose heartbeat stands still this long
                              while this rank waits is failed; 0: never (an exited peer always is) */
+    long sliceUs;         /* PCCL_SLICE_US         a daemon launch ends after this long, work or not
+                                                   (and is relaunched): a CUDA call that waits for the
+                                                   GPU (cudaFree, a module load ...) waits at most two
+                                                   slices; 0: never */
+    long sliceGapUs;      /* PCCL_SLICE_GAP_US     the GPU stays free this long after a slice
+                                                   before the relaunch (a waiting call's chance) */
 } pcclConfig_t;
 
 #define PCCL_CONFIG_INITIALIZER {                                                   \
     sizeof(pcclConfig_t), PCCL_BACKEND_DEFAULT, -1, -1, -1L, -1, -1L, -1L, -1L, -1, \
-    -1L, -1L, PCCL_ORDER_DEFAULT, -1, -1L, -1, -1, -1L, -1, -1, -1, -1L }
+    -1L, -1L, PCCL_ORDER_DEFAULT, -1, -1L, -1, -1, -1L, -1, -1, -1, -1L, -1L, -1L }
 
 typedef struct {
     uint64_t completed;    /* invocations completed                          */
@@ -137,6 +143,8 @@ typedef struct {
     uint64_t lifeNs;       /* from the SQ read to completion, per invocation  */
     int smId;              /* pcclCommGetBlockStats: the SM the block ran on at its latest
                               launch; -1 where not known (host backend, pcclCommGetStats) */
+    uint64_t slices;       /* daemon launches ended by the time slice (PCCL_SLICE_US), not
+                              idleness: block 0's count, or the block's own */
 } pcclStats_t;
 
 const char *pcclGetErrorString(pcclResult_t result);

@@ -1,8 +1,8 @@
 /* The poller thread: takes CQ entries in ticket order (acquire), runs
  * callbacks, and restarts the daemon when it quit with work left (at once if
- * new requests arrived since its launch, else after a growing delay, so that
- * a GPU synchronization waiting for the daemon to quit gets its chance to
- * return). */
+ * new requests arrived since its launch or its time slice ended it, else
+ * after a growing delay, so that a GPU synchronization waiting for the
+ * daemon to quit gets its chance to return). */
 #include <sched.h>
 #include <time.h>
 
@@ -21,16 +21,19 @@
  * backend's window is short: there the "GPUs" are threads that need the
  * cores a spinning poller would take. */
 #define POLL_COOL_NS 20000000
+#define SLICE_HOT_NS 100000
+#define SLICE_QUERY_NS 2000
 
 /* Called with c->mu held. */
 pcclResult_t pccl_launch_locked(pcclComm_t c)
 {
+    pccl_st_rel32(&c->G.hdr->sliced, 0); /* the new launch reports its own end */
     pcclResult_t r = c->be->launch(c);
     if (r) return r;
     c->launches++;
     c->submitted_at_launch = c->submitted;
     c->was_running = 1;
-    c->running_seen_ns = pccl_now_ns();
+    c->running_seen_ns = c->launched_ns = pccl_now_ns();
     return pcclSuccess;
 }
 
@@ -80,8 +83,12 @@ int pccl_drain(pcclComm_t c)
 
 /* Restart policy, with mu held: a quit daemon with work left is relaunched at
  * once when new requests came since its launch (or a stream invocation's
- * gate opened), else after a delay that doubles while relaunches bring no
- * completion. */
+ * gate opened, or its time slice ended it while work progressed), else
+ * after a delay that doubles while relaunches bring no completion.  A
+ * relaunch at once does not keep a waiting implicit synchronization out:
+ * the driver call that waits for the daemon to end (a module load,
+ * cudaFree) holds the context lock, so this launch queues behind it
+ * (tests/gpu/pccl_share.cu measures it). */
 static void maybe_launch(pcclComm_t c, uint64_t now)
 {
     if (c->stopping == 2 || c->aborted || c->failed) return;
@@ -92,9 +99,11 @@ static void maybe_launch(pcclComm_t c, uint64_t now)
     }
     if (c->was_running) { c->was_running = 0; c->quit_seen_ns = (int64_t)now; }
     if (!c->outstanding) return;
+    int sliced = pccl_ld_acq32(&c->G.hdr->sliced) != 0;
+    if (sliced && (int64_t)now - c->quit_seen_ns < c->slice_gap_ns) return; /* the waiting call's turn */
     /* A gate that opened is as good as a new request: a stream invocation
      * can start now (lib/stream.c). */
-    int fresh = c->submitted != c->submitted_at_launch || pccl_stream_gate_opened_locked(c);
+    int fresh = sliced || c->submitted != c->submitted_at_launch || pccl_stream_gate_opened_locked(c);
     if (fresh || (int64_t)now - c->quit_seen_ns >= c->backoff_ns) {
         if (!fresh) {
             c->backoff_ns *= 2;
@@ -145,10 +154,18 @@ void *pccl_poller_main(void *arg)
         if (c->boot) pccl_boot_beat(c->boot); /* peers see this rank alive (health.c) */
         pccl_health_check(c, now);
         if (n || c->submitted != seen) { last_event = now; seen = c->submitted; }
-        if (now - last_query >= POLL_QUERY_NS || n) { maybe_launch(c, now); last_query = now; }
+        /* Near the end of a launch's slice the poller is hot and looks more
+         * often: a sliced daemon is relaunched within SLICE_QUERY_NS, not
+         * after a sleep (each slice costs that gap). */
+        int slice_due = c->G.k.slice_ns && c->was_running && c->outstanding &&
+                        now - c->launched_ns + SLICE_HOT_NS >= (uint64_t)c->G.k.slice_ns;
+        if (now - last_query >= (slice_due ? SLICE_QUERY_NS : POLL_QUERY_NS) || n) {
+            maybe_launch(c, now);
+            last_query = now;
+        }
         if (n) continue;
         uint64_t quiet = now - last_event;
-        if (c->outstanding && quiet < c->poll_hot_ns) {
+        if (c->outstanding && (quiet < c->poll_hot_ns || slice_due)) {
             pthread_mutex_unlock(&c->mu);
             sched_yield();
             pthread_mutex_lock(&c->mu);

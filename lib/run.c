@@ -65,7 +65,10 @@ pcclResult_t pccl_submit_locked(pcclComm_t c, int id, const void *sendbuff, void
      * within POLL_QUERY_NS, as it does any daemon that quits with a request
      * newer than its launch. */
     int fresh = c->was_running && pccl_now_ns() - c->running_seen_ns < 2 * POLL_QUERY_NS;
-    return !fresh && !c->be->running(c) ? pccl_launch_locked(c) : pcclSuccess;
+    /* A daemon that its slice ended is relaunched by the poller, after
+     * PCCL_SLICE_GAP_US (poller.c). */
+    int gap = c->slice_gap_ns && pccl_ld_acq32(&c->G.hdr->sliced);
+    return !fresh && !gap && !c->be->running(c) ? pccl_launch_locked(c) : pcclSuccess;
 }
 
 pcclResult_t pcclRun(pcclComm_t c, int id, const void *sendbuff, void *recvbuff, pcclCallback_t cb, void *arg)

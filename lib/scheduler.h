@@ -18,7 +18,8 @@
  * One pass over the task queue runs each collective until it completes or one
  * of its primitives waits longer than its spin threshold; then its dynamic
  * context is saved and the next one runs.  The block quits when the SQ is
- * empty and nothing progressed for quit_ns.
+ * empty and nothing progressed for quit_ns, or when its time slice is over
+ * (slice_ns after the launch began, work or not: pccl_cut).
  */
 #ifndef PCCL_SCHEDULER_H
 #define PCCL_SCHEDULER_H
@@ -46,8 +47,11 @@ typedef struct {
      * reaches after reading it. */
     int32_t cmd, dec[2];
     int32_t pos, cur, tq_len, progressed, got, npass, idle, more;
+    int32_t cut;                   /* the time slice is over: stop at the next decision */
+    int32_t resume;                /* the first pass starts here (a cut launch's position) */
     int64_t th, th_init;
     uint64_t sq_head, t_progress, rng, act_dirty, t_exec, seen_progress;
+    uint64_t t_begin, progress0;   /* the launch's start and the GPU's step count then */
     uint64_t pend_tail, pend_head; /* a step's counters not yet posted (0: none) */
     uint64_t pend_hdr;             /* and the header of the slot it sent */
     pccl_ctx act;     /* the active context slot */
@@ -138,21 +142,62 @@ PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
     S->sq_head = G->saved[b].sq_head;
     S->tq_len = (int32_t)G->saved[b].tq_len;
     for (int i = 0; i < S->tq_len; i++) S->tq[i] = G->saved_tq[(size_t)b * G->k.depth + i];
-    S->t_progress = now;
+    S->t_progress = S->t_begin = now;
+    S->progress0 = pccl_ld_gpu(G->progress);
+    S->cut = 0;
+    S->resume = (int32_t)G->saved[b].pos;
     S->progressed = 0;
     S->rng = G->k.chaos_seed ^ ((uint64_t)b << 40) ^ ((uint64_t)G->rank << 20) ^ now;
+}
+
+/* The time slice.  A launch that keeps finding work never quits by the
+ * rule below (it wants an idle GPU), and the CUDA driver's implicit
+ * synchronizations wait for it: the first launch of a kernel under lazy
+ * module loading, cudaFree, cudaDeviceSynchronize on another thread.  So a
+ * launch ends slice_ns after it began, work queued or not: each block stops
+ * at its next decision (a step boundary), saves the active collective as a
+ * preemption does, and quits with its task queue saved; the poller relaunches
+ * at once (poller.c), and the waiting call gets the GPU in between. */
+PCCL_FN int pccl_cut(pccl_blk *S, const pccl_gpu *G, uint64_t now)
+{
+    uint64_t t = now - S->t_begin;
+    /* A launch that has moved nothing yet waits for its peers: it lives
+     * quit_ns at least, as without a slice, so that the launches of ranks
+     * meet.  (Cut after 100 us, two ranks' launches seldom overlapped, and
+     * opposite orders stalled: tests/pccl/test_share.c.) */
+    if (!S->cut && G->k.slice_ns && t >= (uint64_t)G->k.slice_ns &&
+        (t >= (uint64_t)G->k.quit_ns || pccl_ld_gpu(G->progress) != S->progress0))
+        S->cut = 1;
+    return S->cut;
+}
+
+/* The same, reading the clock only where there is a slice to check. */
+PCCL_FN int pccl_cut_now(pccl_blk *S, const pccl_gpu *G)
+{
+    return G->k.slice_ns && pccl_cut(S, G, PCCL_NOW_NS());
 }
 
 /* Start of a pass: fetch, then decide whether to run or quit. */
 PCCL_FN void pccl_plan(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
 {
-    S->pos = 0;
     /* The abort flag is in pinned memory: a read costs a PCIe round trip.
      * Block 0 reads it in every pass that follows one without progress
      * (idle, or waiting for peers), the others only when they wait for
      * peers; an idle one in every 64th pass, a busy one in every 16th. */
     int stuck = !S->progressed && (b == 0 || S->tq_len > 0);
     if ((stuck || (++S->npass & (b != 0 && S->tq_len == 0 ? 63 : 15)) == 0) && pccl_ld_acq32(&G->hdr->abort)) {
+        S->cmd = PCCL_CMD_QUIT;
+        return;
+    }
+    /* A pass cut by the slice keeps its position for the next launch, which
+     * goes on there: restarted at the head every slice, a queue whose head
+     * waits for a peer longer than a slice would never reach the collectives
+     * behind it (opposite orders stalled). */
+    if (!S->cut) {
+        S->pos = S->resume;
+        S->resume = 0;
+    }
+    if (pccl_cut(S, G, now)) { /* what the SQ holds waits there for the next launch */
         S->cmd = PCCL_CMD_QUIT;
         return;
     }
@@ -171,7 +216,7 @@ PCCL_FN void pccl_plan(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
  * the active slot.  Returns 0 at the end of the pass. */
 PCCL_FN int pccl_pick(pccl_blk *S, const pccl_gpu *G, int b)
 {
-    if (S->pos >= S->tq_len) return 0;
+    if (S->cut || S->pos >= S->tq_len) return 0;
     if (G->k.chaos) { /* chaos: any queued collective may run next */
         int j = S->pos + (int)(pccl_rand(&S->rng) % (uint64_t)(S->tq_len - S->pos));
         int32_t t = S->tq[S->pos]; S->tq[S->pos] = S->tq[j]; S->tq[j] = t;
@@ -235,7 +280,8 @@ PCCL_FN void pccl_fill(const pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
 PCCL_FN int pccl_wait(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
 {
     for (int64_t i = 0; !pccl_ready(S, G, b); i++) {
-        if (i >= S->th) return 0;
+        /* a sticky threshold is thousands of polls: the slice may end inside */
+        if (i >= S->th || ((i & 63) == 63 && pccl_cut_now(S, G))) return 0;
         PCCL_POLL_PAUSE(i);
     }
     pccl_fill(S, G, b, j);
@@ -348,6 +394,13 @@ PCCL_FN void pccl_preempt(pccl_blk *S, const pccl_gpu *G, int b)
     S->pos++;
 }
 
+/* The slice is over: the active collective is saved as in a preemption, but
+ * keeps its place, where the next launch resumes the pass. */
+PCCL_FN void pccl_stop_cut(pccl_blk *S, const pccl_gpu *G, int b)
+{
+    if (S->act_dirty) G->ctx[(size_t)S->cur * G->k.blocks + b] = S->act;
+}
+
 /* The block's totals to pinned memory, where the host reads them at any
  * time: one fence, then plain stores (a counter read a little early is
  * harmless; a release per counter would cost a fence each). */
@@ -363,8 +416,16 @@ PCCL_FN void pccl_end(pccl_blk *S, const pccl_gpu *G, int b)
 {
     G->saved[b].sq_head = S->sq_head;
     G->saved[b].tq_len = (uint32_t)S->tq_len;
+    G->saved[b].pos = S->cut ? (uint32_t)S->pos : 0;
     for (int i = 0; i < S->tq_len; i++) G->saved_tq[(size_t)b * G->k.depth + i] = S->tq[i];
     S->st.quits++;
+    if (S->cut) {
+        S->st.slices++;
+        /* Block 0 tells the poller to relaunch at once, unless nothing
+         * progressed all slice long (a stuck collective: the usual growing
+         * delay then applies). */
+        if (b == 0 && pccl_ld_gpu(G->progress) != S->progress0) pccl_st_rel32(&G->hdr->sliced, 1);
+    }
     G->saved[b].st = S->st;
     pccl_publish(S, G, b);
 }
@@ -379,11 +440,16 @@ PCCL_FN void pccl_end(pccl_blk *S, const pccl_gpu *G, int b)
  * next step's connectors.  EXEC: the job is ready; STOP: it was preempted. */
 PCCL_FN int pccl_try(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
 {
+    if (pccl_cut_now(S, G)) {
+        pccl_stop_cut(S, G, b);
+        return PCCL_DEC_STOP;
+    }
     uint64_t t = PCCL_PROF(G) ? PCCL_NOW_NS() : 0;
     int ready = pccl_wait(S, G, b, j);
     if (PCCL_PROF(G)) S->st.ns_wait += PCCL_NOW_NS() - t;
     if (ready) return PCCL_DEC_EXEC;
-    pccl_preempt(S, G, b);
+    if (S->cut) pccl_stop_cut(S, G, b);
+    else pccl_preempt(S, G, b);
     return PCCL_DEC_STOP;
 }
 
@@ -396,7 +462,11 @@ PCCL_FN int pccl_overlap(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *next)
 {
     pccl_post(S, G, b);
     S->more = pccl_advance(S, G, b);
-    if (!S->more || !pccl_ready(S, G, b)) return PCCL_DEC_LATE;
+    /* A look at the slice after every step: the kernel ends when its last
+     * block has stopped, and the others idle until then (checked every 16
+     * steps, 5 us each at 512 MiB on one H100, a cut cost about 90 us). */
+    if (!S->more || pccl_cut_now(S, G) || !pccl_ready(S, G, b))
+        return PCCL_DEC_LATE;
     pccl_fill(S, G, b, next);
     return PCCL_DEC_EXEC;
 }

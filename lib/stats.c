@@ -23,6 +23,8 @@ static void add_blocks(pcclComm_t c, int lo, int hi, pcclStats_t *s)
         if (bq < q) q = bq;
     }
     s->quits = q == UINT64_MAX ? 0 : q;
+    /* block 0's: it reports the slice's end to the poller (scheduler.h, pccl_end) */
+    if (hi > lo) s->slices = __atomic_load_n(&c->G.stats[lo].slices, __ATOMIC_ACQUIRE);
 }
 
 pcclResult_t pcclCommGetStats(pcclComm_t c, pcclStats_t *s)

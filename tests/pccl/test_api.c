@@ -385,6 +385,9 @@ static void test_bad_config(void)
     BAD(interleave, 64, pcclInvalidArgument, "PCCL_INTERLEAVE");
     BAD(interleave, 4, pcclInvalidArgument, "PCCL_SLOTS"); /* as many as the 4 slots: would deadlock */
     BAD(peerTimeoutMs, -5, pcclInvalidArgument, "PCCL_PEER_TIMEOUT_MS");
+    BAD(sliceUs, -2, pcclInvalidArgument, "PCCL_SLICE_US");
+    BAD(sliceUs, 60000001, pcclInvalidArgument, "PCCL_SLICE_US");
+    BAD(sliceGapUs, 1000001, pcclInvalidArgument, "PCCL_SLICE_GAP_US");
     /* this build has no CUDA: the GPU backend is a usage error */
     BAD(backend, PCCL_BACKEND_GPU, pcclInvalidUsage, "CUDA");
     BAD(backend, 7, pcclInvalidUsage, "backend");
