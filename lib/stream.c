@@ -168,7 +168,7 @@ pcclResult_t pcclTestRun(pcclComm_t c, int id, uint64_t ticket, int *done)
                      (unsigned long long)ticket, id);
     else {
         *done = c->colls[id].completions >= ticket;
-        if (*done && c->aborted) r = pcclRemoteError;
+        if (*done && (c->aborted || c->failed)) r = pcclRemoteError;
     }
     pthread_mutex_unlock(&c->mu);
     return r;
@@ -185,8 +185,8 @@ pcclResult_t pcclWaitRun(pcclComm_t c, int id, uint64_t ticket)
         r = pccl_err(c, pcclInvalidArgument, "pcclWaitRun: ticket %llu of collId %d was not issued",
                      (unsigned long long)ticket, id);
     else {
-        while (c->colls[id].completions < ticket && !c->aborted) pthread_cond_wait(&c->cv, &c->mu);
-        if (c->aborted) r = pcclRemoteError;
+        while (c->colls[id].completions < ticket && !c->aborted && !c->failed) pthread_cond_wait(&c->cv, &c->mu);
+        if (c->aborted || c->failed) r = pcclRemoteError;
     }
     pthread_mutex_unlock(&c->mu);
     return r;

@@ -204,9 +204,15 @@ def body_identity(rank, world):
     dist.all_gather_into_tensor(hs, h)
     assert len(set(hs.tolist())) == 1, f"ranks registered different collectives: {names}"
     # untagged, same shape, both in flight: refused on the second
-    torch.cuda._sleep(200_000_000)  # keeps the first from completing
     c1 = torch.ones(64, device=dev)
     c2 = torch.ones(64, device=dev)
+    # registered first: registration copies to the device with cudaMemcpy,
+    # which waits for the default stream's sleep below, and the first call
+    # would then complete before the second is issued (seen on one H100)
+    dist.all_reduce(c2, async_op=True).wait()
+    torch.cuda.synchronize()
+    c2.fill_(1)
+    torch.cuda._sleep(200_000_000)  # keeps the first from completing
     w1 = dist.all_reduce(c1, async_op=True)
     with raises(RuntimeError, "untagged"):
         dist.all_reduce(c2, async_op=True)

@@ -39,7 +39,6 @@
 #include <deque>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -91,11 +90,13 @@ struct Key {
     int kind, dtype, op, root;
     int64_t count;
     std::string tag;
+    // std::to_string, not a std::ostringstream: a stream's insertion crashed
+    // (SIGSEGV inside basic_ostream::_M_insert<long>) in this extension
+    // under torch 2.11 on the GPU host, whatever the module loading.
     std::string desc() const
     {
-        std::ostringstream s;
-        s << kind << ',' << dtype << ',' << count << ',' << op << ',' << root;
-        return s.str();
+        return std::to_string(kind) + ',' + std::to_string(dtype) + ',' + std::to_string(count) + ',' +
+               std::to_string(op) + ',' + std::to_string(root);
     }
     std::string name() const { return desc() + (tag.empty() ? "" : "#" + tag); }
 };
