@@ -42,6 +42,8 @@ dl_round *dl_round_new(const dl_layout *L, const dl_params *P)
     R->stack_m = dl_xmalloc((ng + 1) * sizeof(int));
     R->work = dl_xmalloc(nc * sizeof(int));
     R->cycle = dl_xmalloc(2 * (ng + 1) * sizeof *R->cycle);
+    if (P->slots >= 2)
+        dl_andor_alloc(R);
     dl_round_reset(R);
     return R;
 }
@@ -70,6 +72,9 @@ void dl_round_free(dl_round *R)
     free(R->stack_m);
     free(R->work);
     free(R->cycle);
+    free(R->need);
+    free(R->anyrel);
+    free(R->nrel);
     free(R);
 }
 
@@ -97,6 +102,7 @@ void dl_round_reset(dl_round *R)
     R->step = R->events = R->invocations = R->syncs = R->skips = 0;
     R->deadlock_step = R->deadlock_event = -1;
     R->ncycle = 0;
+    R->cyclic = 0;
     R->mismatches = 0;
 }
 
@@ -172,10 +178,12 @@ static void complete(dl_round *R, int c)
     }
 }
 
-/* Decides after an event: cycle check on dirty GPUs, verify hook, status. */
+/* Decides after an event: cycle check on dirty GPUs (with one slot or
+ * unlimited slots a cycle is a deadlock), or the AND-OR verdict (K >= 2
+ * slots), verify hook, status. */
 static int finish_event(dl_round *R)
 {
-    int cycle = R->ndirty ? dl_cycle_check(R) : 0;
+    int cycle = R->P.slots >= 2 ? dl_andor_check(R) : R->ndirty ? dl_cycle_check(R) : 0;
     if (R->verify && R->verify(R, cycle, R->verify_ctx))
         R->mismatches++;
     if (cycle) {

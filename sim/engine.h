@@ -73,6 +73,12 @@ typedef struct dl_round {
     int *stack_gpu, *stack_part, *stack_m; /* DFS frames */
     int *work;          /* completion worklist */
 
+    /* exact AND-OR verdict with slots >= 2 (andor.c) */
+    int cyclic;         /* the graph has a cycle that did not deadlock */
+    int *need;          /* per executing part: 1 while the reduction has not released it */
+    uint8_t *anyrel;    /* per GPU: one of its executing parts is released */
+    int *nrel;          /* per GPU: how many are */
+
     /* optional check after every event (--verify, tests): called with the
      * detector's verdict (1 = cycle); a nonzero return counts a mismatch */
     int (*verify)(const struct dl_round *R, int verdict, void *ctx);
@@ -136,5 +142,13 @@ void dl_round_finish_plan_streams(dl_round *R, struct dl_streams *S, const dl_si
 /* Cycle detector (cycle.c): checks the dirty GPUs; on a cycle fills
  * R->cycle/ncycle and returns 1. */
 int dl_cycle_check(dl_round *R);
+
+/* Exact verdict for slots >= 2 (andor.c): the AND-OR reduction, run when
+ * the graph has a cycle; on a deadlock fills R->cycle with a cycle of the
+ * unreleased nodes and returns 1. */
+void dl_andor_alloc(dl_round *R);
+int dl_andor_check(dl_round *R);
+int dl_andor_stuck(const dl_round *R, int q);
+void dl_cycle_in_stuck(dl_round *R, int gpu);
 
 #endif
