@@ -277,6 +277,21 @@ int dl_round_can_act(const dl_round *R, int gpu, char *err, size_t errlen)
     return 0;
 }
 
+/* A sync needs no collective: a GPU may sync at any point of its plan, also
+ * after its last invocation (real programs synchronize at the end of every
+ * iteration); on an empty FIFO it does nothing. */
+int dl_round_can_sync(const dl_round *R, int gpu, char *err, size_t errlen)
+{
+    if (gpu < 0 || gpu >= R->L->ngpus)
+        return dl_fail(err, errlen, "GPU %d does not exist (the layout has GPUs 0..%d)", gpu,
+                       R->L->ngpus - 1);
+    if (R->status == DL_DEADLOCK)
+        return dl_fail(err, errlen, "the round is already deadlocked");
+    if (R->suspended[gpu])
+        return dl_fail(err, errlen, "GPU %d is suspended by a sync and cannot act", gpu);
+    return 0;
+}
+
 int dl_round_can_invoke(const dl_round *R, int gpu, int coll, char *err, size_t errlen)
 {
     if (coll < 0 || coll >= R->L->ncolls)

@@ -106,6 +106,9 @@ int dl_round_sync(dl_round *R, int gpu);
 /* 0 if gpu may invoke coll now, else -1 with the reason in err. */
 int dl_round_can_invoke(const dl_round *R, int gpu, int coll, char *err, size_t errlen);
 int dl_round_can_act(const dl_round *R, int gpu, char *err, size_t errlen);
+/* A sync is legal on any GPU that is not suspended, also after its last
+ * invocation and after every collective completed (a no-op there). */
+int dl_round_can_sync(const dl_round *R, int gpu, char *err, size_t errlen);
 
 /* Is this part blocked (a node with edges into it)?  QUEUED, or NOT_INVOKED
  * on a suspended GPU. */

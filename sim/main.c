@@ -99,12 +99,14 @@ static const char usage_check[] =
     "Replays the trace's events in file order through the model and prints the\n"
     "verdict and, on a deadlock, the cycle as (GPU, collective) pairs.\n"
     "Exit status: 0 completes, 3 deadlock, 2 bad input.\n"
+    "A sync may come at any point of a GPU's plan, also after its last collective.\n"
     "\n"
-    "  --model M         single | sync | resource (default: the config's)\n"
-    "  --slots K         execution slots per GPU (resource model)\n"
     "  --dot FILE        write the dependency graph at the deadlock (Graphviz)\n"
     "  --graphml FILE    the same as GraphML\n"
     "  --json            print the verdict as JSON\n"
+    "The overrides below are those of every verb; a replay's verdict depends on\n"
+    "--model and --slots only (the others are checked and change nothing here).\n"
+    "%s"
     "\n"
     "example: dlsim check configs/examples/fig1c.json tests/data/fig1c.csv\n";
 
@@ -677,9 +679,10 @@ done:
 static int cmd_check(int argc, char **argv)
 {
     static const struct option lo[] = {
-        {"model", required_argument, 0, OPT_MODEL}, {"slots", required_argument, 0, OPT_SLOTS},
-        {"dot", required_argument, 0, OPT_DOT},     {"graphml", required_argument, 0, OPT_GRAPHML},
-        {"json", no_argument, 0, OPT_JSON},         {"help", no_argument, 0, OPT_HELP},
+        OVERRIDE_OPTIONS,
+        {"dot", required_argument, 0, OPT_DOT},
+        {"graphml", required_argument, 0, OPT_GRAPHML},
+        {"json", no_argument, 0, OPT_JSON},
         {0, 0, 0, 0}};
     overrides o = {0};
     const char *dot = NULL, *graphml = NULL;
@@ -694,7 +697,7 @@ static int cmd_check(int argc, char **argv)
         case OPT_DOT: dot = optarg; break;
         case OPT_GRAPHML: graphml = optarg; break;
         case OPT_JSON: json = 1; break;
-        case OPT_HELP: fputs(usage_check, stdout); return EXIT_OK;
+        case OPT_HELP: printf(usage_check, usage_overrides); return EXIT_OK;
         default: return bad_option(argv);
         }
     }
@@ -840,7 +843,7 @@ static int dlsim_main(int argc, char **argv)
         if (argc > 2 && strcmp(v, "help") == 0) {
             if (!strcmp(argv[2], "run")) printf(usage_run, usage_overrides);
             else if (!strcmp(argv[2], "gen")) printf(usage_gen, usage_overrides);
-            else if (!strcmp(argv[2], "check")) fputs(usage_check, stdout);
+            else if (!strcmp(argv[2], "check")) printf(usage_check, usage_overrides);
             else if (!strcmp(argv[2], "info")) printf(usage_info, usage_overrides);
             else {
                 fprintf(stderr, "dlsim: no verb '%s' (run, gen, check, info)\n", argv[2]);

@@ -306,13 +306,13 @@ dl_sink dl_trace_sink(dl_trace_writer *w)
 static int check_event(const dl_round *R, const dl_trace_event *e, int syncs_allowed,
                        char *err, size_t errlen)
 {
-    if (R->status == DL_COMPLETED)
-        return dl_fail(err, errlen, "every collective has already completed");
     if (e->action == DL_ACT_SYNC) {
         if (!syncs_allowed)
             return dl_fail(err, errlen, "GPU %d syncs, but this model has no syncs", e->gpu);
-        return dl_round_can_act(R, e->gpu, err, errlen);
+        return dl_round_can_sync(R, e->gpu, err, errlen);
     }
+    if (R->status == DL_COMPLETED)
+        return dl_fail(err, errlen, "every collective has already completed");
     return dl_round_can_invoke(R, e->gpu, e->coll, err, errlen);
 }
 

@@ -69,6 +69,12 @@ expect "check sync trace under single: bad input" 2 "sync" -- "$dlsim" check con
 printf 'step,gpu,action,coll\n0,0,invoke,0\n0,7,invoke,1\n' >"$tmp/bad.csv"
 expect "check: bad GPU names line" 2 "bad.csv:3"        -- "$dlsim" check $fig1c "$tmp/bad.csv"
 expect "check: missing trace"   2 "missing.csv"         -- "$dlsim" check $fig1c "$tmp/missing.csv"
+# a sync after a GPU's last collective (end of an iteration) is legal
+expect "check: sync after the last collective" 0 "completes" -- "$dlsim" check configs/examples/fig1d.json tests/data/sync-after-last.csv
+expect "check: ... and with one slot, a deadlock" 3 "cycle: \(GPU" -- "$dlsim" check configs/examples/fig1d.json tests/data/sync-after-last-deadlock.csv --slots 1
+# check takes every override of the other verbs
+expect "check takes every override" 0 "completes \\(model sync\\)" -- "$dlsim" check configs/examples/fig1d.json tests/data/sync-after-last.csv --sync 0.3 --disorder 0.1 --rounds 5 --seed 3 --order sequential --rng mt19937 --exact-stream
+expect "check: --sync out of range" 2 "--sync"          -- "$dlsim" check configs/examples/fig1d.json tests/data/sync-after-last.csv --sync 2
 
 # the random stream: default (per-GPU generators, geometric gaps) and --exact-stream
 fig2=configs/examples/fig2.json
