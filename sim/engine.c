@@ -13,6 +13,7 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "matching.h"
 #include "streams.h"
 #include "util.h"
 
@@ -44,6 +45,11 @@ dl_round *dl_round_new(const dl_layout *L, const dl_params *P)
     R->cycle = dl_xmalloc(2 * (ng + 1) * sizeof *R->cycle);
     if (P->slots >= 2)
         dl_andor_alloc(R);
+    if (P->match) {
+        R->ncalls = dl_xmalloc((size_t)(P->match->call_off[P->match->ncomms] + 1) * sizeof(int));
+        R->label = dl_xmalloc((nc ? nc : 1) * sizeof(int));
+        R->called = dl_xmalloc((np ? np : 1) * sizeof(int));
+    }
     dl_round_reset(R);
     return R;
 }
@@ -75,6 +81,9 @@ void dl_round_free(dl_round *R)
     free(R->need);
     free(R->anyrel);
     free(R->nrel);
+    free(R->ncalls);
+    free(R->label);
+    free(R->called);
     free(R);
 }
 
@@ -104,6 +113,13 @@ void dl_round_reset(dl_round *R)
     R->ncycle = 0;
     R->cyclic = 0;
     R->mismatches = 0;
+    R->nmixed = 0;
+    R->mix_slot = -1;
+    if (R->P.match) {
+        memset(R->ncalls, 0, (size_t)R->P.match->call_off[R->P.match->ncomms] * sizeof(int));
+        memset(R->label, -1, (size_t)L->ncolls * sizeof(int));
+        memset(R->called, -1, (size_t)L->nparts * sizeof(int));
+    }
 }
 
 static inline void mark_dirty(dl_round *R, int gpu)
@@ -196,6 +212,37 @@ static int finish_event(dl_round *R)
     return R->status;
 }
 
+/* Matching by order: gpu's call of e.coll is its n-th call on the
+ * collective's communicator, so it fills its part of slot n, named after
+ * the communicator's n-th collective; returns that slot.  A slot filled by
+ * two different collectives is a mismatch (the first is kept for reports). */
+static int fill_slot(dl_round *R, int gpu, dl_plan_entry e)
+{
+    const dl_matching *M = R->P.match;
+    int k = M->comm_of[e.coll];
+    int n = R->ncalls[M->call_off[k] + e.member]++;
+    int slot = M->comm_coll[M->comm_off[k] + n];
+    R->called[R->L->part_off[slot] + e.member] = e.coll;
+    if (R->label[slot] == -1) {
+        R->label[slot] = e.coll;
+    } else if (R->label[slot] >= 0 && R->label[slot] != e.coll) {
+        if (!R->nmixed++) {
+            R->mix_slot = slot;
+            /* the first caller's GPU: the member whose part is invoked */
+            int first = -1;
+            for (int q = R->L->part_off[slot]; q < R->L->part_off[slot + 1] && first < 0; q++)
+                if (R->state[q] != DL_NOT_INVOKED)
+                    first = R->L->part_gpu[q];
+            R->mix_gpu[0] = first;
+            R->mix_coll[0] = R->label[slot];
+            R->mix_gpu[1] = gpu;
+            R->mix_coll[1] = e.coll;
+        }
+        R->label[slot] = -2; /* mixed: counted once */
+    }
+    return slot;
+}
+
 /* gpu invokes the k-th entry of its remaining planned list. */
 static int invoke_at(dl_round *R, int gpu, int k)
 {
@@ -209,6 +256,8 @@ static int invoke_at(dl_round *R, int gpu, int k)
     R->events++;
     R->invocations++;
 
+    if (R->P.match)
+        e.coll = fill_slot(R, gpu, e);
     int p = L->part_off[e.coll] + e.member;
     R->prev[p] = R->tail[gpu];
     R->next[p] = -1;

@@ -23,12 +23,17 @@
 
 enum { DL_NOT_INVOKED = 0, DL_QUEUED = 1, DL_EXECUTING = 2, DL_DONE = 3 };
 enum { DL_ACT_INVOKE = 0, DL_ACT_SYNC = 1 };
-enum { DL_RUNNING = 0, DL_COMPLETED = 1, DL_DEADLOCK = 2 };
+enum { DL_RUNNING = 0, DL_COMPLETED = 1, DL_DEADLOCK = 2, DL_CORRUPT = 3 };
+
+struct dl_matching;
 
 typedef struct dl_params {
     double disorder; /* probability of skipping each candidate but the last */
     double sync;     /* probability that a GPU's action is a sync (0 = never) */
     int slots;       /* execution slots per GPU, 0 = unlimited */
+    /* how calls meet (matching.h): NULL = identity; else order, over these
+     * communicators */
+    const struct dl_matching *match;
 } dl_params;
 
 /* One (GPU, collective) pair of a deadlock cycle.  The pairs alternate: a part
@@ -79,6 +84,13 @@ typedef struct dl_round {
     uint8_t *anyrel;    /* per GPU: one of its executing parts is released */
     int *nrel;          /* per GPU: how many are */
 
+    /* matching by order (P.match): the engine's parts are call slots */
+    int *ncalls;        /* per (communicator, member): calls made so far */
+    int *label;         /* per slot: the collective its first call invoked, -1; -2 mixed */
+    int *called;        /* per part of a slot: the collective that call invoked, -1 */
+    long nmixed;        /* slots filled by two different collectives */
+    int mix_slot, mix_gpu[2], mix_coll[2]; /* the first such pair */
+
     /* optional check after every event (--verify, tests): called with the
      * detector's verdict (1 = cycle); a nonzero return counts a mismatch */
     int (*verify)(const struct dl_round *R, int verdict, void *ctx);
@@ -116,6 +128,14 @@ static inline int dl_part_blocked(const dl_round *R, int part)
 {
     return R->state[part] == DL_QUEUED ||
            (R->state[part] == DL_NOT_INVOKED && R->suspended[R->L->part_gpu[part]]);
+}
+
+/* The round's verdict: DL_DEADLOCK; DL_CORRUPT, completed but with a slot
+ * that two different collectives filled (matching by order); DL_COMPLETED;
+ * or DL_RUNNING. */
+static inline int dl_round_verdict(const dl_round *R)
+{
+    return R->status == DL_COMPLETED && R->nmixed ? DL_CORRUPT : R->status;
 }
 
 /* Runs a round in lockstep with the given random stream.  sink may be NULL.

@@ -22,7 +22,7 @@ enum { OP_SYNC = -1 };
 
 int dl_fast_supported(const dl_params *P)
 {
-    return P->slots == 0 || P->slots == 1;
+    return (P->slots == 0 || P->slots == 1) && !P->match;
 }
 
 /* ---- the planned order in closed form ----

@@ -74,6 +74,19 @@ expect "check: sync after the last collective" 0 "completes" -- "$dlsim" check c
 expect "check: ... and with one slot, a deadlock" 3 "cycle: \(GPU" -- "$dlsim" check configs/examples/fig1d.json tests/data/sync-after-last-deadlock.csv --slots 1
 # check takes every override of the other verbs
 expect "check takes every override" 0 "completes \\(model sync\\)" -- "$dlsim" check configs/examples/fig1d.json tests/data/sync-after-last.csv --sync 0.3 --disorder 0.1 --rounds 5 --seed 3 --order sequential --rng mt19937 --exact-stream
+# matching by order: a swap on one communicator completes with the wrong data
+oc=configs/examples/one-comm.json
+expect "check: swap, identity = deadlock" 3 "cycle: \\(GPU"   -- "$dlsim" check $oc tests/data/swap.csv
+expect "check: swap, order = corrupt (4)" 4 "call 0 of group 0's communicator matched collective 0 on GPU 0 with collective 1 on GPU 1" -- "$dlsim" check $oc tests/data/swap.csv --matching order
+expect "check --json corrupt"   4 '"verdict": "corrupt".*"mismatch": \{"group": 0, "call": 0, "gpu": 0, "coll": 0, "with_gpu": 1, "with_coll": 1\}' -- "$dlsim" check $oc tests/data/swap.csv --matching order --json
+expect "run --matching order"   0 "corrupt    5073: completed" -- "$dlsim" run $oc --matching order --no-progress
+expect "run --json corrupt ratio" 0 '"matching": "order", "corrupts": 5073, "corrupt_ratio": 0.5073' -- "$dlsim" run $oc --matching order --json
+expect "run identity: no corrupt line" 0 "deadlocks  5073" -- "$dlsim" run $oc --no-progress
+if grep -q corrupt "$tmp/out"; then bad "identity prints no corrupt line"; else ok "identity prints no corrupt line"; fi
+expect "gen --matching order"   0 "round 5: corrupt" -- "$dlsim" gen $oc --round 5 --matching order -o "$tmp/m.csv"
+expect "--matching bad"         2 "--matching: unknown matching 'fifo'" -- "$dlsim" run $oc --matching fifo
+printf '{"model": "single", "gpus": 2, "groups": [{"members": [0, 1], "colls": 2}], "matching": "fifo"}' >"$tmp/m.json"
+expect "config matching bad"    2 "m.json: key 'matching': unknown matching 'fifo'" -- "$dlsim" run "$tmp/m.json"
 expect "check: --sync out of range" 2 "--sync"          -- "$dlsim" check configs/examples/fig1d.json tests/data/sync-after-last.csv --sync 2
 
 # the random stream: default (per-GPU generators, geometric gaps) and --exact-stream

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../../harness/libs.h"
+#include "../../harness/report.h"
 #include "../../sim/config.h"
 #include "../../sim/engine.h"
 #include "../../sim/play.h"
@@ -106,7 +107,7 @@ static void test_full_traces(void)
     for (int i = 0; i < NCONFIGS; i++) {
         dl_config c;
         parse(&c, configs[i]);
-        dl_round *R = dl_round_new(&c.layout, &(dl_params){c.disorder, c.sync, c.slots});
+        dl_round *R = dl_round_new(&c.layout, &(dl_params){c.disorder, c.sync, c.slots, NULL});
         int deadlocks = 0;
         for (long r = 0; r < 40; r++) {
             dl_trace plain, full;
@@ -263,6 +264,52 @@ static void test_agreement_and_order(void)
         dl_config_free(&c);
     }
     ht_reset();
+}
+
+/* Communicators per group and per member list: the emulated NCCL matches a
+ * communicator's calls by order, so on every round its outcome must be
+ * dlsim's three-way verdict under matching by order over the same
+ * communicators: completed, hang for deadlock, wrong data for corrupt. */
+static void test_three_way_agreement(void)
+{
+    static const int expect[] = {[DR_V_COMPLETED] = DR_COMPLETED, [DR_V_DEADLOCK] = DR_HANG,
+                                 [DR_V_CORRUPT] = DR_WRONG};
+    long by[4] = {0}, differ = 0;
+    const int modes[2] = {DR_COMM_GROUP, DR_COMM_MEMBERS};
+    for (int i = 0; i < NCONFIGS; i++)
+        for (int m = 0; m < 2; m++) {
+            dl_config c;
+            parse(&c, configs[i]);
+            ck_coll *k = shapes(&c.layout, 33);
+            dr_setup S = setup_of(&c, k, modes[m]);
+            for (long r = 0; r < rounds(16); r++) {
+                dl_trace t;
+                gen_round(&c, r, 1, &t);
+                char err[256];
+                int v = dr_dlsim_verdict(&c, DL_MATCH_ORDER, &S, &t, "t.csv", err, sizeof err);
+                int id = dr_dlsim_verdict(&c, DL_MATCH_IDENTITY, &S, &t, "t.csv", err, sizeof err);
+                if (v < 0 || id < 0 || v > DR_V_CORRUPT)
+                    fprintf(stderr, "\n  config %d round %ld: %d %d %s\n", i, r, v, id, err);
+                CU_ASSERT_FATAL(v >= 0 && v <= DR_V_CORRUPT && id >= 0);
+                by[v]++;
+                differ += v != id;
+                dr_result res;
+                ht_reset();
+                int o = dr_replay(&ht_emul, &S, &t, &fast_watchdog, &res);
+                if (o != expect[v])
+                    fprintf(stderr, "\n  config %d, comm %s, round %ld: dlsim %s, emulated NCCL %s\n",
+                            i, dr_comm_name(modes[m]), r, dr_verdict_name(v), dr_outcome_name(o));
+                CU_ASSERT_EQUAL(o, expect[v]);
+                dl_trace_free(&t);
+            }
+            dr_setup_free(&S);
+            free(k);
+            dl_config_free(&c);
+        }
+    ht_reset();
+    printf("\n    %ld completed, %ld deadlock, %ld corrupt; %ld differ from matching by identity\n",
+           by[0], by[1], by[2], differ);
+    CU_ASSERT(by[0] > 0 && by[1] > 0 && by[2] > 0 && differ > 0);
 }
 
 static void read_trace(const char *csv, dl_trace *t)
@@ -449,6 +496,7 @@ int ht_register_replay(void)
     if (!s || !CU_add_test(s, "gen --full traces", test_full_traces) ||
         !CU_add_test(s, "plan errors", test_plan_errors) ||
         !CU_add_test(s, "agreement and order (emulated NCCL)", test_agreement_and_order) ||
+        !CU_add_test(s, "three-way agreement by order (emulated NCCL)", test_three_way_agreement) ||
         !CU_add_test(s, "culprit report", test_culprit_report) ||
         !CU_add_test(s, "culprit report, sync", test_culprit_sync) ||
         !CU_add_test(s, "wrong data", test_wrong_data) ||
