@@ -38,7 +38,7 @@ static inline __attribute__((always_inline)) int next_neighbour_in(dl_round *R, 
 }
 
 /* The whole graph (the cycle rule), or only the nodes that the last AND-OR
- * reduction left unreleased (andor.c). */
+ * reduction left unreleased (models/resource.c). */
 static int next_neighbour(dl_round *R, int f, int stuck)
 {
     return stuck ? next_neighbour_in(R, f, 1) : next_neighbour_in(R, f, 0);

@@ -43,8 +43,7 @@ dl_round *dl_round_new(const dl_layout *L, const dl_params *P)
     R->stack_m = dl_xmalloc((ng + 1) * sizeof(int));
     R->work = dl_xmalloc(nc * sizeof(int));
     R->cycle = dl_xmalloc(2 * (ng + 1) * sizeof *R->cycle);
-    if (P->slots >= 2)
-        dl_andor_alloc(R);
+    R->rules = dl_rules_for(P->slots);
     if (P->match) {
         R->ncalls = dl_xmalloc((size_t)(P->match->call_off[P->match->ncomms] + 1) * sizeof(int));
         R->label = dl_xmalloc((nc ? nc : 1) * sizeof(int));
@@ -194,12 +193,12 @@ static void complete(dl_round *R, int c)
     }
 }
 
-/* Decides after an event: cycle check on dirty GPUs (with one slot or
- * unlimited slots a cycle is a deadlock), or the AND-OR verdict (K >= 2
- * slots), verify hook, status. */
+/* Decides after an event: the model's verdict (sim/models/: the cycle rule
+ * with one slot or unlimited slots, the AND-OR reduction with K >= 2),
+ * verify hook, status. */
 static int finish_event(dl_round *R)
 {
-    int cycle = R->P.slots >= 2 ? dl_andor_check(R) : R->ndirty ? dl_cycle_check(R) : 0;
+    int cycle = R->rules->verdict(R);
     if (R->verify && R->verify(R, cycle, R->verify_ctx))
         R->mismatches++;
     if (cycle) {

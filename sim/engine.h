@@ -20,6 +20,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "layout.h"
+#include "models/model.h"
 
 enum { DL_NOT_INVOKED = 0, DL_QUEUED = 1, DL_EXECUTING = 2, DL_DONE = 3 };
 enum { DL_ACT_INVOKE = 0, DL_ACT_SYNC = 1 };
@@ -52,6 +53,7 @@ typedef struct dl_sink {
 typedef struct dl_round {
     const dl_layout *L;
     dl_params P;
+    const dl_rules *rules; /* the machine with P.slots slots: how the verdict is taken */
 
     /* per part */
     uint8_t *state; /* DL_NOT_INVOKED ... DL_DONE */
@@ -78,7 +80,8 @@ typedef struct dl_round {
     int *stack_gpu, *stack_part, *stack_m; /* DFS frames */
     int *work;          /* completion worklist */
 
-    /* exact AND-OR verdict with slots >= 2 (andor.c) */
+    /* exact AND-OR verdict with slots >= 2 (models/resource.c; allocated on
+     * first use) */
     int cyclic;         /* the graph has a cycle that did not deadlock */
     int *need;          /* per executing part: 1 while the reduction has not released it */
     uint8_t *anyrel;    /* per GPU: one of its executing parts is released */
@@ -166,11 +169,9 @@ void dl_round_finish_plan_streams(dl_round *R, struct dl_streams *S, const dl_si
  * R->cycle/ncycle and returns 1. */
 int dl_cycle_check(dl_round *R);
 
-/* Exact verdict for slots >= 2 (andor.c): the AND-OR reduction, run when
- * the graph has a cycle; on a deadlock fills R->cycle with a cycle of the
- * unreleased nodes and returns 1. */
-void dl_andor_alloc(dl_round *R);
-int dl_andor_check(dl_round *R);
+/* For the AND-OR verdict (models/resource.c): is blocked part q left
+ * unreleased by the last reduction?  And the search that reports a cycle of
+ * unreleased nodes from a GPU that has one (cycle.c). */
 int dl_andor_stuck(const dl_round *R, int q);
 void dl_cycle_in_stuck(dl_round *R, int gpu);
 
