@@ -54,6 +54,7 @@ a=$("$dlsim" run $small --rounds 400 --threads 1 --json | grep -oE '"deadlocks":
 b=$("$dlsim" run $small --rounds 400 --threads 2 --json | grep -oE '"deadlocks": [0-9]+, "ratio": [^,]*, "ci_low": [^,]*, "ci_high": [^,]*, "events": [0-9]+')
 if [ -n "$a" ] && [ "$a" = "$b" ]; then ok "same result on 1 and 2 threads"; else echo "$a / $b" >"$tmp/err"; bad "same result on 1 and 2 threads"; fi
 expect "--verify"               0 "0 mismatches"        -- "$dlsim" run configs/examples/fig2.json --rounds 300 --verify
+expect "--verify, 2 slots + syncs (AND-OR)" 0 "0 mismatches" -- "$dlsim" run configs/examples/resource.json --disorder 0.05 --sync 0.002 --rounds 10 --verify
 
 # gen and check agree
 expect "gen --first-deadlock"   0 "deadlock at step"    -- "$dlsim" gen $fig1c --first-deadlock -o "$tmp/d.csv"
