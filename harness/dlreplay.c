@@ -48,6 +48,11 @@ static const char usage[] =
     "  --comm MODE       group: one communicator per group (default); coll: one per\n"
     "                    collective; members: one per list of member GPUs (groups\n"
     "                    with the same members share it, as in the paper's tests)\n"
+    "  --matching M      how dlsim's verdict matches calls: order (default: a\n"
+    "                    communicator's k-th call meets the k-th call on every rank,\n"
+    "                    as NCCL does, over the communicators of --comm; verdicts\n"
+    "                    completed, deadlock, corrupt, corrupt-shape) or identity\n"
+    "                    (by collective: completed or deadlock)\n"
     "  --streams auto|gpu|coll   NCCL: one stream per GPU (collectives run in trace\n"
     "                    order) or one per collective; auto (default): per GPU for\n"
     "                    models without syncs, per collective for models with syncs\n"
@@ -62,6 +67,8 @@ static const char usage[] =
     "  --csv FILE        append one row per (trace, library) to FILE\n"
     "  --summary-csv FILE  write the summary's counts per (model, library) to FILE\n"
     "  --quiet           print no culprit report for hangs\n"
+    "  --verdicts        replay nothing: print each trace's dlsim verdict (with\n"
+    "                    --comm and --matching) as \"TRACE,VERDICT\" lines\n"
     "  -h, --help        this text\n"
     "\n"
     "Every collective gets its own input pattern and every output is checked, so\n"
@@ -77,6 +84,7 @@ typedef struct options {
     char libs[8][24];
     int nlibs;
     int comm_mode;
+    int matching; /* how dlsim's verdict matches calls: DL_MATCH_ORDER (default) or identity */
     int streams; /* -1 auto, 0 per GPU, 1 per collective */
     ck_coll shape;
     long bytes[64];
@@ -84,7 +92,7 @@ typedef struct options {
     unsigned long seed;
     double timeout;
     const char *csv, *summary_csv;
-    int summary, quiet;
+    int summary, quiet, verdicts;
 } options;
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -181,7 +189,7 @@ static const char *op_name(int i) { return ck_op_name((pcclRedOp_t)i); }
 static const char *coll_name(int i) { return ck_coll_name((pcclCollType_t)i); }
 
 enum { O_LIB = 256, O_COMM, O_STREAMS, O_COLL, O_TYPE, O_OP, O_BYTES, O_SEED, O_TIMEOUT, O_CSV,
-       O_SUMMARY, O_SUMMARY_CSV, O_QUIET };
+       O_SUMMARY, O_SUMMARY_CSV, O_QUIET, O_MATCHING, O_VERDICTS };
 
 static int parse_args(int argc, char **argv, options *o)
 {
@@ -194,11 +202,14 @@ static int parse_args(int argc, char **argv, options *o)
         {"summary", no_argument, 0, O_SUMMARY},
         {"summary-csv", required_argument, 0, O_SUMMARY_CSV},
         {"quiet", no_argument, 0, O_QUIET},           {"help", no_argument, 0, 'h'},
+        {"matching", required_argument, 0, O_MATCHING},
+        {"verdicts", no_argument, 0, O_VERDICTS},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     snprintf(o->libs[0], sizeof o->libs[0], "host");
     o->nlibs = 1;
     o->streams = -1;
+    o->matching = DL_MATCH_ORDER;
     o->shape = (ck_coll){pcclCollAllReduce, pcclFloat, pcclSum, 0, 0, 0};
     o->bytes[0] = 65536;
     o->nbytes = 1;
@@ -250,6 +261,11 @@ static int parse_args(int argc, char **argv, options *o)
         case O_SUMMARY: o->summary = 1; break;
         case O_SUMMARY_CSV: o->summary_csv = optarg; break;
         case O_QUIET: o->quiet = 1; break;
+        case O_VERDICTS: o->verdicts = 1; break;
+        case O_MATCHING:
+            if ((o->matching = dl_matching_parse(optarg)) < 0)
+                return usage_error("--matching: '%s' (expected order or identity)", optarg);
+            break;
         default:
             if (optopt)
                 return usage_error("option '-%c' is unknown or needs a value", optopt);
@@ -418,29 +434,21 @@ static const char *base_name(const char *p)
     return s ? s + 1 : p;
 }
 
-/* dlsim's verdict on t: 1 deadlock, 0 completes, -1 bad trace (message printed). */
-static int dlsim_verdict(const dl_config *c, const dl_trace *t, const char *path)
+/* dlsim's verdict on t (DR_V_*), or -1 for a bad trace (message printed). */
+static int dlsim_verdict(const dl_config *c, const options *o, const dr_setup *S,
+                         const dl_trace *t, const char *path)
 {
     char err[512];
-    if (dl_trace_check_plan(t, &c->layout, path, c->model->syncs, err, sizeof err) < 0) {
+    int v = dr_dlsim_verdict(c, o->matching, S, t, path, err, sizeof err);
+    if (v < 0)
         fprintf(stderr, "dlreplay: %s\n", err);
-        return -1;
-    }
-    dl_params P = {.disorder = c->disorder, .sync = c->sync, .slots = c->slots};
-    dl_round *R = dl_round_new(&c->layout, &P);
-    int st = dl_trace_replay(t, R, path, c->model->syncs, NULL, err, sizeof err);
-    dl_round_free(R);
-    if (st < 0) {
-        fprintf(stderr, "dlreplay: %s\n", err);
-        return -1;
-    }
-    return st == DL_DEADLOCK;
+    return v;
 }
 
 static void print_result(const dr_row *w, const dr_result *r, const options *o, int k, int n)
 {
     printf("[%d/%d] %s  %-13s dlsim %-9s -> %-10s %8.3f s", k, n, w->trace, w->lib,
-           w->dlsim ? "deadlock" : "completes", dr_outcome_name(r->outcome), r->seconds);
+           dr_verdict_name(w->dlsim), dr_outcome_name(r->outcome), r->seconds);
     if (!dr_lib_is_baseline(w->lib) && r->outcome == DR_COMPLETED)
         printf("  preemptions %llu, quits %llu", (unsigned long long)r->stats.preemptions,
                (unsigned long long)r->stats.quits);
@@ -493,18 +501,23 @@ int main(int argc, char **argv)
     int *verdict = dl_xcalloc((size_t)ntraces, sizeof *verdict);
     ck_coll *shapes = NULL;
     int rc = make_shapes(&o, &c.layout, &shapes);
+    dr_setup S = {.L = &c.layout, .coll = shapes, .seed = o.seed,
+                  .stream_per_coll = o.streams < 0 ? c.model->syncs : o.streams};
+    dr_setup_comms(&S, o.comm_mode);
     for (int i = 0; i < ntraces && !rc; i++) {
         const char *p = argv[optind + 1 + i];
         if (dl_trace_read(p, &t[i], err, sizeof err) < 0) {
             fprintf(stderr, "dlreplay: %s\n", err);
             rc = EXIT_USAGE;
-        } else if ((verdict[i] = dlsim_verdict(&c, &t[i], p)) < 0) {
+        } else if ((verdict[i] = dlsim_verdict(&c, &o, &S, &t[i], p)) < 0) {
             rc = EXIT_USAGE;
         }
     }
-    dr_setup S = {.L = &c.layout, .coll = shapes, .seed = o.seed,
-                  .stream_per_coll = o.streams < 0 ? c.model->syncs : o.streams};
-    dr_setup_comms(&S, o.comm_mode);
+    if (o.verdicts && !rc) {
+        for (int i = 0; i < ntraces; i++)
+            printf("%s,%s\n", base_name(argv[optind + 1 + i]), dr_verdict_name(verdict[i]));
+        o.nlibs = 0;
+    }
     dr_row *rows = dl_xcalloc((size_t)ntraces * (size_t)o.nlibs + 1, sizeof *rows);
     long nrows = 0;
     int failed = 0;
@@ -519,6 +532,7 @@ int main(int argc, char **argv)
             snprintf(w->lib, sizeof w->lib, "%s", o.libs[l]);
             snprintf(w->comm, sizeof w->comm, "%s", dr_comm_name(o.comm_mode));
             snprintf(w->streams, sizeof w->streams, "%s", S.stream_per_coll ? "coll" : "gpu");
+            snprintf(w->matching, sizeof w->matching, "%s", dl_matching_name(o.matching));
             w->gpus = c.layout.ngpus;
             w->colls = c.layout.ncolls;
             w->events = t[i].n;

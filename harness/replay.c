@@ -36,11 +36,6 @@ const char *dr_comm_name(int mode)
     return mode == DR_COMM_COLL ? "coll" : mode == DR_COMM_MEMBERS ? "members" : "group";
 }
 
-static int same_members(const dl_group *a, const dl_group *b)
-{
-    return a->n == b->n && !memcmp(a->gpus, b->gpus, (size_t)a->n * sizeof *a->gpus);
-}
-
 void dr_setup_comms(dr_setup *S, int mode)
 {
     const dl_layout *L = S->L;
@@ -52,7 +47,7 @@ void dr_setup_comms(dr_setup *S, int mode)
     for (int g = 0; g < L->ngroups; g++) {
         group_comm[g] = -1;
         for (int h = 0; mode == DR_COMM_MEMBERS && h < g && group_comm[g] < 0; h++)
-            if (same_members(&L->groups[g], &L->groups[h]))
+            if (dl_group_same_members(&L->groups[g], &L->groups[h]))
                 group_comm[g] = group_comm[h];
         if (group_comm[g] < 0 && mode != DR_COMM_COLL) {
             group_comm[g] = S->ncomms;

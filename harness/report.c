@@ -8,12 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../sim/engine.h"
+#include "../sim/matching.h"
 #include "../sim/stats.h"
 #include "../sim/util.h"
 
 static const char *const columns[] = {
     "trace", "config", "model", "gpus", "colls", "events", "lib", "comm", "streams", "dlsim",
-    "outcome", "agree", "seconds", "wrong", "preemptions", "quits", "stuck", "detail"};
+    "outcome", "agree", "seconds", "wrong", "preemptions", "quits", "stuck", "detail", "matching"};
 enum { NCOLUMNS = sizeof columns / sizeof *columns };
 
 int dr_lib_is_baseline(const char *lib)
@@ -21,13 +23,78 @@ int dr_lib_is_baseline(const char *lib)
     return !strncmp(lib, "nccl", 4);
 }
 
+static const char *const verdicts[] = {"completed", "deadlock", "corrupt", "corrupt-shape"};
+
+const char *dr_verdict_name(int v)
+{
+    return v >= 0 && v <= DR_V_CORRUPT_SHAPE ? verdicts[v] : "?";
+}
+
+static int verdict_parse(const char *s)
+{
+    for (int v = 0; v <= DR_V_CORRUPT_SHAPE; v++)
+        if (!strcmp(s, verdicts[v]))
+            return v;
+    return -1;
+}
+
 int dr_agrees(const dr_row *r)
 {
+    if (dr_lib_is_baseline(r->lib) && r->dlsim == DR_V_CORRUPT_SHAPE)
+        return r->outcome != DR_COMPLETED;
     if (r->outcome == DR_ERROR)
         return -1;
     if (!dr_lib_is_baseline(r->lib))
         return r->outcome == DR_COMPLETED;
-    return r->dlsim == (r->outcome != DR_COMPLETED);
+    if (strcmp(r->matching, "order"))
+        return (r->dlsim == DR_V_DEADLOCK) == (r->outcome != DR_COMPLETED);
+    switch (r->dlsim) {
+    case DR_V_DEADLOCK: return r->outcome == DR_HANG;
+    case DR_V_CORRUPT: return r->outcome == DR_WRONG;
+    default: return r->outcome == DR_COMPLETED;
+    }
+}
+
+/* ---- dlsim's verdict ------------------------------------------------------ */
+
+/* Did a slot of a corrupt round match collectives of different shapes? */
+static int shapes_differ(const dl_round *R, const ck_coll *shape)
+{
+    const dl_layout *L = R->L;
+    for (int s = 0; s < L->ncolls; s++) {
+        if (R->label[s] != -2) /* not mixed */
+            continue;
+        for (int p = L->part_off[s]; p < L->part_off[s + 1]; p++) {
+            const ck_coll *a = &shape[R->called[L->part_off[s]]], *b = &shape[R->called[p]];
+            if (a->type != b->type || a->dtype != b->dtype || a->op != b->op ||
+                a->root != b->root || a->count != b->count)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+int dr_dlsim_verdict(const dl_config *c, int matching, const dr_setup *S, const dl_trace *t,
+                     const char *path, char *err, size_t errlen)
+{
+    if (dl_trace_check_plan(t, &c->layout, path, c->model->syncs, err, errlen) < 0)
+        return -1;
+    dl_matching M;
+    if (matching == DL_MATCH_ORDER &&
+        dl_matching_init(&M, &c->layout, S->coll_comm, err, errlen) < 0)
+        return -1;
+    dl_params P = {.disorder = c->disorder, .sync = c->sync, .slots = c->slots,
+                   .match = matching == DL_MATCH_ORDER ? &M : NULL};
+    dl_round *R = dl_round_new(&c->layout, &P);
+    int st = dl_trace_replay_sequenced(t, R, path, c->model->syncs, NULL, err, errlen);
+    int v = st == DL_DEADLOCK                         ? DR_V_DEADLOCK
+            : dl_round_verdict(R) != DL_CORRUPT        ? DR_V_COMPLETED
+            : shapes_differ(R, S->coll)                ? DR_V_CORRUPT_SHAPE
+                                                       : DR_V_CORRUPT;
+    dl_round_free(R);
+    if (P.match)
+        dl_matching_free(&M);
+    return st < 0 ? -1 : v;
 }
 
 /* ---- writing ------------------------------------------------------------ */
@@ -60,9 +127,10 @@ int dr_row_append(const char *path, const dr_row *r, char *err, size_t errlen)
     snprintf(num[5], 32, "%llu", r->preemptions);
     snprintf(num[6], 32, "%llu", r->quits);
     const char *v[NCOLUMNS] = {r->trace, r->config, r->model, num[0], num[1], num[2], r->lib,
-                               r->comm, r->streams, r->dlsim ? "deadlock" : "completed",
+                               r->comm, r->streams, dr_verdict_name(r->dlsim),
                                dr_outcome_name(r->outcome), a < 0 ? "" : a ? "1" : "0", num[3],
-                               num[4], num[5], num[6], r->stuck, r->detail};
+                               num[4], num[5], num[6], r->stuck, r->detail,
+                               *r->matching ? r->matching : "identity"};
     for (int i = 0; i < NCOLUMNS; i++)
         field(f, v[i], i + 1 == NCOLUMNS);
     if (fclose(f) != 0)
@@ -144,16 +212,24 @@ static void on_record(int term, void *ctx)
     copy(w.streams, sizeof w.streams, get(r, 8));
     const char *d = get(r, 9);
     w.outcome = dr_outcome_parse(get(r, 10));
-    if (strcmp(d, "deadlock") && strcmp(d, "completed")) {
-        dl_fail(r->err, r->errlen, "%s:%ld: column 'dlsim': '%s' (expected deadlock or completed)",
+    w.dlsim = verdict_parse(d);
+    /* rows written before the column existed were matched by identity */
+    copy(w.matching, sizeof w.matching, *get(r, 18) ? get(r, 18) : "identity");
+    if (w.dlsim < 0) {
+        dl_fail(r->err, r->errlen,
+                "%s:%ld: column 'dlsim': '%s' (expected completed, deadlock, corrupt or "
+                "corrupt-shape)",
                 r->path, r->line, d);
+        r->failed = 1;
+    } else if (strcmp(w.matching, "identity") && strcmp(w.matching, "order")) {
+        dl_fail(r->err, r->errlen, "%s:%ld: column 'matching': '%s' (expected identity or order)",
+                r->path, r->line, w.matching);
         r->failed = 1;
     } else if (w.outcome < 0) {
         dl_fail(r->err, r->errlen, "%s:%ld: column 'outcome': unknown outcome '%s'", r->path,
                 r->line, get(r, 10));
         r->failed = 1;
     }
-    w.dlsim = !strcmp(d, "deadlock");
     w.seconds = atof(get(r, 12));
     w.wrong = atol(get(r, 13));
     w.preemptions = strtoull(get(r, 14), NULL, 10);
@@ -199,7 +275,7 @@ int dr_rows_read(const char *path, dr_row **rows, long *n, long *cap, char *err,
 
 typedef struct tally {
     char model[16], lib[24], comm[12];
-    long traces, dlsim_deadlocks, by[DR_NOUTCOMES], agree;
+    long traces, dlsim_deadlocks, dlsim_corrupts, by[DR_NOUTCOMES], agree;
 } tally;
 
 static tally *tally_of(tally *t, int *nt, const dr_row *r)
@@ -222,17 +298,19 @@ int dr_summary(FILE *f, const dr_row *rows, long n, const char *csv, char *err, 
     for (long i = 0; i < n; i++) {
         tally *x = tally_of(t, &nt, &rows[i]);
         x->traces++;
-        x->dlsim_deadlocks += rows[i].dlsim;
+        x->dlsim_deadlocks += rows[i].dlsim == DR_V_DEADLOCK;
+        x->dlsim_corrupts += rows[i].dlsim >= DR_V_CORRUPT;
         x->by[rows[i].outcome]++;
         x->agree += dr_agrees(&rows[i]) == 1;
     }
-    fprintf(f, "%-8s %-14s %-8s %6s %8s %9s %5s %10s %5s  %s\n", "model", "lib", "comm", "traces",
-            "dlsim-dl", "completed", "hang", "wrong-data", "error", "agreement");
+    fprintf(f, "%-8s %-14s %-8s %6s %8s %8s %9s %5s %10s %5s  %s\n", "model", "lib", "comm",
+            "traces", "dlsim-dl", "dlsim-co", "completed", "hang", "wrong-data", "error",
+            "agreement");
     for (int i = 0; i < nt; i++) {
         tally *x = &t[i];
-        fprintf(f, "%-8s %-14s %-8s %6ld %8ld %9ld %5ld %10ld %5ld  ", x->model, x->lib, x->comm, x->traces,
-                x->dlsim_deadlocks, x->by[DR_COMPLETED], x->by[DR_HANG], x->by[DR_WRONG],
-                x->by[DR_ERROR]);
+        fprintf(f, "%-8s %-14s %-8s %6ld %8ld %8ld %9ld %5ld %10ld %5ld  ", x->model, x->lib,
+                x->comm, x->traces, x->dlsim_deadlocks, x->dlsim_corrupts, x->by[DR_COMPLETED],
+                x->by[DR_HANG], x->by[DR_WRONG], x->by[DR_ERROR]);
         if (dr_lib_is_baseline(x->lib)) {
             fprintf(f, "%ld/%ld with dlsim\n", x->agree, x->traces);
         } else {
@@ -246,9 +324,9 @@ int dr_summary(FILE *f, const dr_row *rows, long n, const char *csv, char *err, 
     for (long i = 0; i < n; i++) {
         const dr_row *r = &rows[i];
         if (dr_lib_is_baseline(r->lib) && dr_agrees(r) == 0)
-            fprintf(f, "disagreement: %s (%s) on %s (--comm %s): dlsim says %s, %s%s%s\n", r->trace,
-                    r->config, r->lib, r->comm,
-                    r->dlsim ? "deadlock" : "completes", dr_outcome_name(r->outcome),
+            fprintf(f, "disagreement: %s (%s) on %s (--comm %s): dlsim (matching %s) says %s, %s%s%s\n",
+                    r->trace, r->config, r->lib, r->comm, r->matching,
+                    dr_verdict_name(r->dlsim), dr_outcome_name(r->outcome),
                     *r->stuck ? ": " : "", r->stuck);
     }
     int rc = 0;
@@ -257,11 +335,13 @@ int dr_summary(FILE *f, const dr_row *rows, long n, const char *csv, char *err, 
         if (!o) {
             rc = dl_fail(err, errlen, "%s: cannot write: %s", csv, strerror(errno));
         } else {
-            fprintf(o, "model,lib,comm,traces,dlsim_deadlocks,completed,hang,wrong_data,error,agree\n");
+            fprintf(o, "model,lib,comm,traces,dlsim_deadlocks,completed,hang,wrong_data,error,agree,"
+                       "dlsim_corrupts\n");
             for (int i = 0; i < nt; i++)
-                fprintf(o, "%s,%s,%s,%ld,%ld,%ld,%ld,%ld,%ld,%ld\n", t[i].model, t[i].lib, t[i].comm,
-                        t[i].traces, t[i].dlsim_deadlocks, t[i].by[DR_COMPLETED], t[i].by[DR_HANG],
-                        t[i].by[DR_WRONG], t[i].by[DR_ERROR], t[i].agree);
+                fprintf(o, "%s,%s,%s,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld\n", t[i].model, t[i].lib,
+                        t[i].comm, t[i].traces, t[i].dlsim_deadlocks, t[i].by[DR_COMPLETED],
+                        t[i].by[DR_HANG], t[i].by[DR_WRONG], t[i].by[DR_ERROR], t[i].agree,
+                        t[i].dlsim_corrupts);
             if (fclose(o) != 0)
                 rc = dl_fail(err, errlen, "%s: write error", csv);
         }

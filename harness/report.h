@@ -6,13 +6,23 @@
 
 #include <stdio.h>
 
+#include "../sim/config.h"
 #include "replay.h"
+
+/* dlsim's verdict on a trace (dr_row.dlsim).  Under matching by order a
+ * slot of a communicator may be filled by two different collectives:
+ * CORRUPT when every such pair has the same shape (NCCL gives wrong data),
+ * CORRUPT_SHAPE when one pair differs in shape (count, type, kind: NCCL's
+ * behaviour is undefined, a hang, an error or wrong data). */
+enum { DR_V_COMPLETED = 0, DR_V_DEADLOCK = 1, DR_V_CORRUPT = 2, DR_V_CORRUPT_SHAPE = 3 };
+const char *dr_verdict_name(int v);
 
 typedef struct dr_row {
     char trace[256], config[256], model[16], lib[24], comm[12], streams[8];
+    char matching[12]; /* how dlsim matched calls: "identity" (rows without the column) or "order" */
     int gpus, colls;
     long events;
-    int dlsim;   /* 1: dlsim says deadlock, 0: completes */
+    int dlsim;   /* DR_V_* */
     int outcome; /* DR_* */
     double seconds;
     long wrong;
@@ -24,10 +34,19 @@ typedef struct dr_row {
  * than a library that must always complete? */
 int dr_lib_is_baseline(const char *lib);
 
-/* Does the outcome agree with dlsim's verdict?  A deadlock shows on NCCL as a
- * hang, or as wrong data when two collectives of one communicator were
- * matched with each other.  -1 for an error (no verdict). */
+/* Does the outcome agree with dlsim's verdict?  Matching by order (NCCL's
+ * rule): completed <-> completed, deadlock <-> hang, corrupt <-> wrong-data,
+ * corrupt-shape <-> anything but completed.  Matching by identity (older
+ * rows): a deadlock shows on NCCL as a hang, or as wrong data when two
+ * collectives of one communicator were matched with each other.  -1 for an
+ * error (no verdict), except where corrupt-shape expects one. */
 int dr_agrees(const dr_row *r);
+
+/* dlsim's verdict (DR_V_*) on t, a whole plan (dl_trace_check_plan), with
+ * calls matched by `matching` (DL_MATCH_*) over S's communicators, shapes
+ * from S->coll.  -1 with "FILE:LINE: PROBLEM" in err for a bad trace. */
+int dr_dlsim_verdict(const dl_config *c, int matching, const dr_setup *S, const dl_trace *t,
+                     const char *path, char *err, size_t errlen);
 
 /* Appends r to path (the header first if the file is new or empty). */
 int dr_row_append(const char *path, const dr_row *r, char *err, size_t errlen);

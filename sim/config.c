@@ -55,7 +55,7 @@ static const char *const top_keys[] = {
     "tp", "dp", "pp", "tp_group_size", "dp_group_size", "pp_group_size",
     "tp_colls", "dp_colls", "coll_cnt_per_tp_group", "coll_cnt_per_dp_group",
     "gpus", "gpu_num", "group_num", "gpu_per_group", "coll_cnt_per_group", "groups", "recipe",
-    "order", "rng", "exact_stream", "semantics", "name", "paper_ratio", "comment", NULL,
+    "order", "rng", "exact_stream", "semantics", "matching", "name", "paper_ratio", "comment", NULL,
 };
 static const char *const keys_3d[] = {
     "tp", "dp", "pp", "tp_group_size", "dp_group_size", "pp_group_size",
@@ -434,6 +434,13 @@ static int parse_options(dl_config *c, json_t *root, const parser *p)
         if ((c->semantics = dl_semantics_parse(s)) < 0)
             return bad(p, "semantics", "unknown semantics '%s' (known: exact, reference)", s);
     }
+    c->matching = DL_MATCH_IDENTITY;
+    if ((v = json_object_get(root, "matching"))) {
+        if (as_str(p, "matching", v, &s))
+            return -1;
+        if ((c->matching = dl_matching_parse(s)) < 0)
+            return bad(p, "matching", "unknown matching '%s' (known: identity, order)", s);
+    }
     default_name(c, p->file);
     if ((v = json_object_get(root, "name"))) {
         if (as_str(p, "name", v, &s))
@@ -777,8 +784,18 @@ int dl_config_set_order(dl_config *c, int order, char *err, size_t errlen)
     return 0;
 }
 
+const dl_matching *dl_config_matching(dl_config *c)
+{
+    if (c->matching != DL_MATCH_ORDER)
+        return NULL;
+    if (!c->match.comm_of) /* one per group: every group has one member list */
+        dl_matching_init(&c->match, &c->layout, NULL, NULL, 0);
+    return &c->match;
+}
+
 void dl_config_free(dl_config *c)
 {
+    dl_matching_free(&c->match);
     dl_layout_free(&c->layout);
     memset(c, 0, sizeof *c);
 }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "layout.h"
+#include "matching.h"
 #include "models/model.h"
 #include "reference.h"
 
@@ -25,6 +26,8 @@ typedef struct dl_config {
     char rng[32];           /* GSL generator name */
     int exact_stream;       /* 1: the plain stream (one draw per action and candidate) */
     int semantics;          /* DL_SEM_EXACT or DL_SEM_REFERENCE (reference.h) */
+    int matching;           /* DL_MATCH_IDENTITY or DL_MATCH_ORDER (matching.h) */
+    dl_matching match;      /* under order: one communicator per group (dl_config_matching) */
     char grouping[16];      /* "3d" or "free" (for reports) */
     char name[128];         /* "name" key, or the file's base name */
     dl_layout layout;
@@ -39,6 +42,10 @@ int dl_config_parse(dl_config *c, const char *json, const char *name, char *err,
 
 /* Rebuilds the layout's planned orders after c->order changed (CLI --order). */
 int dl_config_set_order(dl_config *c, int order, char *err, size_t errlen);
+
+/* The communicators of matching by order (one per group), built on first
+ * use; NULL under identity. */
+const dl_matching *dl_config_matching(dl_config *c);
 
 void dl_config_free(dl_config *c);
 

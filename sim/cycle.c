@@ -11,24 +11,37 @@
  * they are enumerated from the FIFOs, whose executing parts form a prefix. */
 #include "engine.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+
 /* DFS frame iterator: the next GPU reachable from frame f, or -1.  Frame
  * state: stack_part = executing part being scanned, stack_m = next member
  * index of its collective to look at. */
-static int next_neighbour(dl_round *R, int f)
+static inline __attribute__((always_inline)) int next_neighbour_in(dl_round *R, int f,
+                                                                    int stuck)
 {
     const dl_layout *L = R->L;
     int p = R->stack_part[f];
     while (p >= 0 && R->state[p] == DL_EXECUTING) {
         int c = L->part_coll[p], off = L->part_off[c], n = L->part_off[c + 1] - off;
+        if (stuck && R->need[p] == 0)
+            R->stack_m[f] = n; /* released by the reduction: no edge of the knot */
         while (R->stack_m[f] < n) {
             int q = off + R->stack_m[f]++;
-            if (q != p && dl_part_blocked(R, q))
+            if (q != p && dl_part_blocked(R, q) && (!stuck || dl_andor_stuck(R, q)))
                 return L->part_gpu[q];
         }
         p = R->stack_part[f] = R->next[p];
         R->stack_m[f] = 0;
     }
     return -1;
+}
+
+/* The whole graph (the cycle rule), or only the nodes that the last AND-OR
+ * reduction left unreleased (models/resource.c). */
+static int next_neighbour(dl_round *R, int f, int stuck)
+{
+    return stuck ? next_neighbour_in(R, f, 1) : next_neighbour_in(R, f, 0);
 }
 
 static void push(dl_round *R, int *sp, int gpu)
@@ -57,13 +70,13 @@ static void record_cycle(dl_round *R, int sp, int gpu)
     }
 }
 
-static int dfs(dl_round *R, int start)
+static int dfs(dl_round *R, int start, int stuck)
 {
     const int grey = (int)R->epoch, black = (int)R->epoch + 1;
     int sp = 0;
     push(R, &sp, start);
     while (sp > 0) {
-        int k = next_neighbour(R, sp - 1);
+        int k = next_neighbour(R, sp - 1, stuck);
         if (k < 0) {
             R->mark[R->stack_gpu[--sp]] = black;
         } else if (R->mark[k] == grey) {
@@ -87,7 +100,7 @@ static int may_close_cycle(const dl_round *R, int i)
     return R->suspended[i] || R->first_queued[i] >= 0;
 }
 
-int dl_cycle_check(dl_round *R)
+static void new_epoch(dl_round *R)
 {
     if (R->epoch > 0x7ffffff0u) {
         for (int i = 0; i < R->L->ngpus; i++)
@@ -95,13 +108,32 @@ int dl_cycle_check(dl_round *R)
         R->epoch = 0;
     }
     R->epoch += 2;
+}
+
+int dl_cycle_check(dl_round *R)
+{
+    new_epoch(R);
     int found = 0;
     for (int k = 0; k < R->ndirty; k++) {
         int s = R->dirty[k];
         R->is_dirty[s] = 0;
-        if (!found && R->mark[s] != (int)R->epoch + 1 && may_close_cycle(R, s) && dfs(R, s))
+        if (!found && R->mark[s] != (int)R->epoch + 1 && may_close_cycle(R, s) && dfs(R, s, 0))
             found = 1;
     }
     R->ndirty = 0;
     return found;
+}
+
+/* Every unreleased executing part has an unreleased blocked counterpart,
+ * and every unreleased blocked part on GPU j waits for an unreleased part
+ * executing on j (an OR node waits for all of them, an AND node for at
+ * least one), so in the unreleased subgraph every GPU reached has an edge
+ * out, and a search from any of them closes a cycle. */
+void dl_cycle_in_stuck(dl_round *R, int gpu)
+{
+    new_epoch(R);
+    if (!dfs(R, gpu, 1)) {
+        fprintf(stderr, "dlsim: internal error: an AND-OR deadlock without a cycle\n");
+        abort();
+    }
 }

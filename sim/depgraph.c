@@ -15,6 +15,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <igraph.h>
 
@@ -22,7 +23,10 @@
 
 struct dl_depgraph {
     igraph_t g;
+    igraph_t gs;   /* the edges between stuck nodes only, for the cycle */
     int n;         /* nodes */
+    int nstuck;    /* nodes the AND-OR reduction cannot release */
+    uint8_t *stuck; /* [n] */
     int *part;     /* [n] part of each node */
     int *gpu;      /* [n] its GPU */
     int *coll;     /* [n] its collective */
@@ -145,6 +149,39 @@ static void collect_edges(const dl_round *R, const dl_depgraph *D, const int *no
     free(exec_node);
 }
 
+/* The AND-OR reduction, done plainly to a fixpoint: a queued node (OR)
+ * waits for ONE of its successors (any freed slot of its GPU lets the queue
+ * move), every other node (AND) for ALL of them.  A node is released when
+ * its wait is met by released nodes; nodes left are stuck for ever.  With
+ * one slot an OR node has a single successor and with unlimited slots there
+ * is none, so there the stuck nodes are those that reach a cycle. */
+static void reduce(dl_depgraph *D, const edge_list *E)
+{
+    int n = D->n;
+    memset(D->stuck, 1, (size_t)(n ? n : 1));
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int v = 0; v < n; v++) {
+            if (!D->stuck[v])
+                continue;
+            int or_node = D->st[v] == DL_QUEUED, any = 0, all = 1;
+            for (size_t k = 0; k < E->len; k += 2)
+                if (E->v[k] == v) {
+                    int r = !D->stuck[E->v[k + 1]];
+                    any |= r;
+                    all &= r;
+                }
+            if (or_node ? any : all) {
+                D->stuck[v] = 0;
+                changed = 1;
+            }
+        }
+    }
+    D->nstuck = 0;
+    for (int v = 0; v < n; v++)
+        D->nstuck += D->stuck[v];
+}
+
 /* Everything but the igraph object, which needs the lock. */
 static dl_depgraph *build_plain(const dl_round *R, edge_list *E)
 {
@@ -155,9 +192,11 @@ static dl_depgraph *build_plain(const dl_round *R, edge_list *E)
     D->gpu = dl_xmalloc(np * sizeof(int));
     D->coll = dl_xmalloc(np * sizeof(int));
     D->st = dl_xmalloc(np);
+    D->stuck = dl_xmalloc(np);
     int *node_of = dl_xmalloc(np * sizeof(int));
     number_nodes(R, D, node_of);
     collect_edges(R, D, node_of, E);
+    reduce(D, E);
     free(node_of);
     return D;
 }
@@ -169,12 +208,22 @@ static void build_graph(dl_depgraph *D, edge_list *E)
     const igraph_vector_int_t *edges =
         igraph_vector_int_view(&view, E->v, (igraph_integer_t)E->len);
     igraph_create(&D->g, edges, D->n, IGRAPH_DIRECTED);
+    size_t m = 0;
+    for (size_t k = 0; k < E->len; k += 2)
+        if (D->stuck[E->v[k]] && D->stuck[E->v[k + 1]]) {
+            E->v[m++] = E->v[k];
+            E->v[m++] = E->v[k + 1];
+        }
+    edges = igraph_vector_int_view(&view, E->v, (igraph_integer_t)m);
+    igraph_create(&D->gs, edges, D->n, IGRAPH_DIRECTED);
     free(E->v);
 }
 
 static void destroy(dl_depgraph *D)
 {
     igraph_destroy(&D->g);
+    igraph_destroy(&D->gs);
+    free(D->stuck);
     free(D->part);
     free(D->gpu);
     free(D->coll);
@@ -189,10 +238,34 @@ static int has_cycle(const dl_depgraph *D)
     return !dag;
 }
 
+/* Has a node an OR wait with a choice (a queued part on a GPU that runs two
+ * parts or more)?  Only then can a cycle resolve (K >= 2 slots). */
+static int has_choice(const dl_depgraph *D)
+{
+    igraph_vector_int_t nbrs;
+    igraph_vector_int_init(&nbrs, 0);
+    int choice = 0;
+    for (int v = 0; v < D->n && !choice; v++)
+        if (D->st[v] == DL_QUEUED) {
+            igraph_neighbors(&D->g, &nbrs, v, IGRAPH_OUT);
+            choice = igraph_vector_int_size(&nbrs) > 1;
+        }
+    igraph_vector_int_destroy(&nbrs);
+    return choice;
+}
+
+/* The verdict: with AND waits only, a cycle (igraph_is_dag); with an OR
+ * choice, a node that the reduction cannot release. */
+static int deadlocked(const dl_depgraph *D)
+{
+    return has_choice(D) ? D->nstuck > 0 : has_cycle(D);
+}
+
 /* ---- cycle extraction ---- */
 
-/* Writes the nodes of one simple cycle into cyc (capacity D->n) and returns
- * its length, 0 if acyclic.  Every edge joins an executing and a blocked
+/* Writes the nodes of one simple cycle of stuck nodes into cyc (capacity
+ * D->n) and returns its length, 0 if none (with AND waits only, every node
+ * on a cycle is stuck, so this is any cycle of the graph).  Every edge joins an executing and a blocked
  * node, so a strongly connected component with more than one node holds an
  * executing node s; s has a successor v in the component, and a shortest
  * path v ~> s stays inside it and repeats no node.  The cycle is s, v, ...,
@@ -206,19 +279,19 @@ static int find_cycle(const dl_depgraph *D, int *cyc)
     igraph_vector_int_init(&csize, 0);
     igraph_vector_int_init(&nbrs, 0);
     igraph_vector_int_init(&path, 0);
-    igraph_connected_components(&D->g, &memb, &csize, &ncomp, IGRAPH_STRONG);
+    igraph_connected_components(&D->gs, &memb, &csize, &ncomp, IGRAPH_STRONG);
 
     int len = 0;
     for (int s = 0; s < D->n && !len; s++) {
         igraph_integer_t comp = VECTOR(memb)[s];
         if (D->st[s] != DL_EXECUTING || VECTOR(csize)[comp] < 2)
             continue;
-        igraph_neighbors(&D->g, &nbrs, s, IGRAPH_OUT);
+        igraph_neighbors(&D->gs, &nbrs, s, IGRAPH_OUT);
         for (igraph_integer_t k = 0; k < igraph_vector_int_size(&nbrs); k++) {
             igraph_integer_t v = VECTOR(nbrs)[k];
             if (VECTOR(memb)[v] != comp)
                 continue;
-            igraph_get_shortest_path(&D->g, &path, NULL, v, s, IGRAPH_OUT);
+            igraph_get_shortest_path(&D->gs, &path, NULL, v, s, IGRAPH_OUT);
             /* path is v ... s: the cycle is s followed by all but its last */
             cyc[len++] = s;
             for (igraph_integer_t t = 0; t + 1 < igraph_vector_int_size(&path); t++)
@@ -323,6 +396,19 @@ int dl_depgraph_has_cycle(const dl_depgraph *D)
     return r;
 }
 
+int dl_depgraph_deadlocked(const dl_depgraph *D)
+{
+    lock();
+    int r = deadlocked(D);
+    unlock();
+    return r;
+}
+
+int dl_depgraph_stuck(const dl_depgraph *D)
+{
+    return D->nstuck;
+}
+
 int dl_depgraph_cycle(const dl_depgraph *D, dl_cycle_part *out, int max)
 {
     int *cyc = dl_xmalloc((size_t)(D->n ? D->n : 1) * sizeof(int));
@@ -360,7 +446,7 @@ int dl_depgraph_verdict(const dl_round *R)
     dl_depgraph *D = build_plain(R, &E);
     lock();
     build_graph(D, &E);
-    int r = has_cycle(D);
+    int r = deadlocked(D);
     destroy(D);
     unlock();
     return r;

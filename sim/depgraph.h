@@ -27,8 +27,14 @@ int dl_depgraph_edges(const dl_depgraph *D);
 /* 1 if the graph has a cycle (decided with igraph_is_dag), else 0. */
 int dl_depgraph_has_cycle(const dl_depgraph *D);
 
-/* Extracts one cycle from a strongly connected component with more than one
- * node: writes up to max (gpu, coll) pairs in cycle order and returns their
+/* The verdict: with AND waits only (one slot, unlimited slots) a cycle;
+ * with K >= 2 slots a queued part waits for ONE executing part of its GPU
+ * (an OR node), and the state is deadlocked iff the AND-OR reduction leaves
+ * a node it cannot release.  dl_depgraph_stuck: how many it leaves. */
+int dl_depgraph_deadlocked(const dl_depgraph *D);
+int dl_depgraph_stuck(const dl_depgraph *D);
+
+/* Extracts one cycle of stuck nodes (any cycle with AND waits only): writes up to max (gpu, coll) pairs in cycle order and returns their
  * count, or 0 if the graph is acyclic. */
 int dl_depgraph_cycle(const dl_depgraph *D, dl_cycle_part *out, int max);
 
@@ -38,7 +44,7 @@ int dl_depgraph_cycle(const dl_depgraph *D, dl_cycle_part *out, int max);
 int dl_depgraph_write_dot(const dl_depgraph *D, FILE *f);
 int dl_depgraph_write_graphml(const dl_depgraph *D, FILE *f);
 
-/* Builds, decides, frees: 1 = cycle, 0 = none. */
+/* Builds, decides (dl_depgraph_deadlocked), frees: 1 = deadlock, 0 = none. */
 int dl_depgraph_verdict(const dl_round *R);
 
 #endif

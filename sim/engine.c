@@ -13,6 +13,7 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "matching.h"
 #include "streams.h"
 #include "util.h"
 
@@ -42,6 +43,12 @@ dl_round *dl_round_new(const dl_layout *L, const dl_params *P)
     R->stack_m = dl_xmalloc((ng + 1) * sizeof(int));
     R->work = dl_xmalloc(nc * sizeof(int));
     R->cycle = dl_xmalloc(2 * (ng + 1) * sizeof *R->cycle);
+    R->rules = dl_rules_for(P->slots);
+    if (P->match) {
+        R->ncalls = dl_xmalloc((size_t)(P->match->call_off[P->match->ncomms] + 1) * sizeof(int));
+        R->label = dl_xmalloc((nc ? nc : 1) * sizeof(int));
+        R->called = dl_xmalloc((np ? np : 1) * sizeof(int));
+    }
     dl_round_reset(R);
     return R;
 }
@@ -70,6 +77,12 @@ void dl_round_free(dl_round *R)
     free(R->stack_m);
     free(R->work);
     free(R->cycle);
+    free(R->need);
+    free(R->anyrel);
+    free(R->nrel);
+    free(R->ncalls);
+    free(R->label);
+    free(R->called);
     free(R);
 }
 
@@ -97,7 +110,15 @@ void dl_round_reset(dl_round *R)
     R->step = R->events = R->invocations = R->syncs = R->skips = 0;
     R->deadlock_step = R->deadlock_event = -1;
     R->ncycle = 0;
+    R->cyclic = 0;
     R->mismatches = 0;
+    R->nmixed = 0;
+    R->mix_slot = -1;
+    if (R->P.match) {
+        memset(R->ncalls, 0, (size_t)R->P.match->call_off[R->P.match->ncomms] * sizeof(int));
+        memset(R->label, -1, (size_t)L->ncolls * sizeof(int));
+        memset(R->called, -1, (size_t)L->nparts * sizeof(int));
+    }
 }
 
 static inline void mark_dirty(dl_round *R, int gpu)
@@ -172,10 +193,12 @@ static void complete(dl_round *R, int c)
     }
 }
 
-/* Decides after an event: cycle check on dirty GPUs, verify hook, status. */
+/* Decides after an event: the model's verdict (sim/models/: the cycle rule
+ * with one slot or unlimited slots, the AND-OR reduction with K >= 2),
+ * verify hook, status. */
 static int finish_event(dl_round *R)
 {
-    int cycle = R->ndirty ? dl_cycle_check(R) : 0;
+    int cycle = R->rules->verdict(R);
     if (R->verify && R->verify(R, cycle, R->verify_ctx))
         R->mismatches++;
     if (cycle) {
@@ -186,6 +209,37 @@ static int finish_event(dl_round *R)
         R->status = DL_COMPLETED;
     }
     return R->status;
+}
+
+/* Matching by order: gpu's call of e.coll is its n-th call on the
+ * collective's communicator, so it fills its part of slot n, named after
+ * the communicator's n-th collective; returns that slot.  A slot filled by
+ * two different collectives is a mismatch (the first is kept for reports). */
+static int fill_slot(dl_round *R, int gpu, dl_plan_entry e)
+{
+    const dl_matching *M = R->P.match;
+    int k = M->comm_of[e.coll];
+    int n = R->ncalls[M->call_off[k] + e.member]++;
+    int slot = M->comm_coll[M->comm_off[k] + n];
+    R->called[R->L->part_off[slot] + e.member] = e.coll;
+    if (R->label[slot] == -1) {
+        R->label[slot] = e.coll;
+    } else if (R->label[slot] >= 0 && R->label[slot] != e.coll) {
+        if (!R->nmixed++) {
+            R->mix_slot = slot;
+            /* the first caller's GPU: the member whose part is invoked */
+            int first = -1;
+            for (int q = R->L->part_off[slot]; q < R->L->part_off[slot + 1] && first < 0; q++)
+                if (R->state[q] != DL_NOT_INVOKED)
+                    first = R->L->part_gpu[q];
+            R->mix_gpu[0] = first;
+            R->mix_coll[0] = R->label[slot];
+            R->mix_gpu[1] = gpu;
+            R->mix_coll[1] = e.coll;
+        }
+        R->label[slot] = -2; /* mixed: counted once */
+    }
+    return slot;
 }
 
 /* gpu invokes the k-th entry of its remaining planned list. */
@@ -201,6 +255,8 @@ static int invoke_at(dl_round *R, int gpu, int k)
     R->events++;
     R->invocations++;
 
+    if (R->P.match)
+        e.coll = fill_slot(R, gpu, e);
     int p = L->part_off[e.coll] + e.member;
     R->prev[p] = R->tail[gpu];
     R->next[p] = -1;
@@ -266,6 +322,21 @@ int dl_round_can_act(const dl_round *R, int gpu, char *err, size_t errlen)
         return dl_fail(err, errlen, "GPU %d is suspended by a sync and cannot act", gpu);
     if (R->rem_len[gpu] == 0)
         return dl_fail(err, errlen, "GPU %d has invoked all its collectives", gpu);
+    return 0;
+}
+
+/* A sync needs no collective: a GPU may sync at any point of its plan, also
+ * after its last invocation (real programs synchronize at the end of every
+ * iteration); on an empty FIFO it does nothing. */
+int dl_round_can_sync(const dl_round *R, int gpu, char *err, size_t errlen)
+{
+    if (gpu < 0 || gpu >= R->L->ngpus)
+        return dl_fail(err, errlen, "GPU %d does not exist (the layout has GPUs 0..%d)", gpu,
+                       R->L->ngpus - 1);
+    if (R->status == DL_DEADLOCK)
+        return dl_fail(err, errlen, "the round is already deadlocked");
+    if (R->suspended[gpu])
+        return dl_fail(err, errlen, "GPU %d is suspended by a sync and cannot act", gpu);
     return 0;
 }
 

@@ -20,15 +20,21 @@
 #include <gsl/gsl_rng.h>
 
 #include "layout.h"
+#include "models/model.h"
 
 enum { DL_NOT_INVOKED = 0, DL_QUEUED = 1, DL_EXECUTING = 2, DL_DONE = 3 };
 enum { DL_ACT_INVOKE = 0, DL_ACT_SYNC = 1 };
-enum { DL_RUNNING = 0, DL_COMPLETED = 1, DL_DEADLOCK = 2 };
+enum { DL_RUNNING = 0, DL_COMPLETED = 1, DL_DEADLOCK = 2, DL_CORRUPT = 3 };
+
+struct dl_matching;
 
 typedef struct dl_params {
     double disorder; /* probability of skipping each candidate but the last */
     double sync;     /* probability that a GPU's action is a sync (0 = never) */
     int slots;       /* execution slots per GPU, 0 = unlimited */
+    /* how calls meet (matching.h): NULL = identity; else order, over these
+     * communicators */
+    const struct dl_matching *match;
 } dl_params;
 
 /* One (GPU, collective) pair of a deadlock cycle.  The pairs alternate: a part
@@ -47,6 +53,7 @@ typedef struct dl_sink {
 typedef struct dl_round {
     const dl_layout *L;
     dl_params P;
+    const dl_rules *rules; /* the machine with P.slots slots: how the verdict is taken */
 
     /* per part */
     uint8_t *state; /* DL_NOT_INVOKED ... DL_DONE */
@@ -72,6 +79,20 @@ typedef struct dl_round {
     unsigned epoch;
     int *stack_gpu, *stack_part, *stack_m; /* DFS frames */
     int *work;          /* completion worklist */
+
+    /* exact AND-OR verdict with slots >= 2 (models/resource.c; allocated on
+     * first use) */
+    int cyclic;         /* the graph has a cycle that did not deadlock */
+    int *need;          /* per executing part: 1 while the reduction has not released it */
+    uint8_t *anyrel;    /* per GPU: one of its executing parts is released */
+    int *nrel;          /* per GPU: how many are */
+
+    /* matching by order (P.match): the engine's parts are call slots */
+    int *ncalls;        /* per (communicator, member): calls made so far */
+    int *label;         /* per slot: the collective its first call invoked, -1; -2 mixed */
+    int *called;        /* per part of a slot: the collective that call invoked, -1 */
+    long nmixed;        /* slots filled by two different collectives */
+    int mix_slot, mix_gpu[2], mix_coll[2]; /* the first such pair */
 
     /* optional check after every event (--verify, tests): called with the
      * detector's verdict (1 = cycle); a nonzero return counts a mismatch */
@@ -100,6 +121,9 @@ int dl_round_sync(dl_round *R, int gpu);
 /* 0 if gpu may invoke coll now, else -1 with the reason in err. */
 int dl_round_can_invoke(const dl_round *R, int gpu, int coll, char *err, size_t errlen);
 int dl_round_can_act(const dl_round *R, int gpu, char *err, size_t errlen);
+/* A sync is legal on any GPU that is not suspended, also after its last
+ * invocation and after every collective completed (a no-op there). */
+int dl_round_can_sync(const dl_round *R, int gpu, char *err, size_t errlen);
 
 /* Is this part blocked (a node with edges into it)?  QUEUED, or NOT_INVOKED
  * on a suspended GPU. */
@@ -107,6 +131,14 @@ static inline int dl_part_blocked(const dl_round *R, int part)
 {
     return R->state[part] == DL_QUEUED ||
            (R->state[part] == DL_NOT_INVOKED && R->suspended[R->L->part_gpu[part]]);
+}
+
+/* The round's verdict: DL_DEADLOCK; DL_CORRUPT, completed but with a slot
+ * that two different collectives filled (matching by order); DL_COMPLETED;
+ * or DL_RUNNING. */
+static inline int dl_round_verdict(const dl_round *R)
+{
+    return R->status == DL_COMPLETED && R->nmixed ? DL_CORRUPT : R->status;
 }
 
 /* Runs a round in lockstep with the given random stream.  sink may be NULL.
@@ -136,5 +168,11 @@ void dl_round_finish_plan_streams(dl_round *R, struct dl_streams *S, const dl_si
 /* Cycle detector (cycle.c): checks the dirty GPUs; on a cycle fills
  * R->cycle/ncycle and returns 1. */
 int dl_cycle_check(dl_round *R);
+
+/* For the AND-OR verdict (models/resource.c): is blocked part q left
+ * unreleased by the last reduction?  And the search that reports a cycle of
+ * unreleased nodes from a GPU that has one (cycle.c). */
+int dl_andor_stuck(const dl_round *R, int q);
+void dl_cycle_in_stuck(dl_round *R, int gpu);
 
 #endif

@@ -22,7 +22,9 @@ enum { OP_SYNC = -1 };
 
 int dl_fast_supported(const dl_params *P)
 {
-    return P->slots == 0 || P->slots == 1;
+    /* the model's machine says which evaluator, if any; matching by order
+     * runs on call slots, which only the engine knows */
+    return dl_rules_for(P->slots)->evaluator != DL_EVAL_NONE && !P->match;
 }
 
 /* ---- the planned order in closed form ----
@@ -204,7 +206,8 @@ dl_fast *dl_fast_new(const dl_layout *L, const dl_params *P)
     size_t nc = (size_t)L->ncolls, np = (size_t)L->nparts, ng = (size_t)L->ngpus;
     F->L = L;
     F->P = *P;
-    if (P->slots == 0 && build_nodes(F) < 0) { /* the closed form serves unlimited slots */
+    F->eval = dl_rules_for(P->slots)->evaluator;
+    if (F->eval == DL_EVAL_UNLIMITED && build_nodes(F) < 0) { /* the closed form serves unlimited slots */
         dl_fast_free(F);
         return NULL;
     }
@@ -221,7 +224,7 @@ dl_fast *dl_fast_new(const dl_layout *L, const dl_params *P)
     F->nskip = dl_xcalloc(ng, sizeof(int));
     F->waiting = dl_xcalloc(ng, 1);
     F->ready = dl_xmalloc(ng * sizeof(int));
-    if (P->slots == 1) {
+    if (F->eval == DL_EVAL_ONE_SLOT) {
         F->cnt = dl_xmalloc(nc * sizeof(int));
         F->negsize = dl_xmalloc(nc * sizeof(int));
         for (int c = 0; c < L->ncolls; c++)
@@ -639,6 +642,6 @@ int dl_fast_run(dl_fast *F, dl_streams *S)
     for (int i = 0; i < L->ngpus; i++)
         draw_script(F, S, i);
     F->op_off[L->ngpus] = F->nops;
-    F->status = F->P.slots == 1 ? run_one_slot(F) : run_unlimited(F);
+    F->status = F->eval == DL_EVAL_ONE_SLOT ? run_one_slot(F) : run_unlimited(F);
     return F->status;
 }

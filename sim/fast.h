@@ -55,6 +55,7 @@
 typedef struct dl_fast {
     const dl_layout *L;
     dl_params P;
+    int eval; /* DL_EVAL_ONE_SLOT or DL_EVAL_UNLIMITED: the model's evaluator */
     int *pc; /* [nparts] the planned orders' collectives (L->plan without members) */
 
     /* unlimited slots: nodes, one per (group, member); group g's are

@@ -181,3 +181,8 @@ int dl_order_parse(const char *s)
         return DL_ORDER_SEQUENTIAL;
     return -1;
 }
+
+int dl_group_same_members(const dl_group *a, const dl_group *b)
+{
+    return a->n == b->n && !memcmp(a->gpus, b->gpus, (size_t)a->n * sizeof *a->gpus);
+}

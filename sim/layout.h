@@ -50,6 +50,9 @@ int dl_layout_add_group(dl_layout *L, const int *gpus, int n, int ncoll,
  * when a GPU belongs to no group or the layout has no collective. */
 int dl_layout_finish(dl_layout *L, int order, char *err, size_t errlen);
 
+/* Do two groups have the same member list, in the same order? */
+int dl_group_same_members(const dl_group *a, const dl_group *b);
+
 /* Member index of gpu in the group of coll, or -1. */
 int dl_layout_member(const dl_layout *L, int coll, int gpu);
 

@@ -24,7 +24,7 @@
 
 #define DLSIM_VERSION "0.1.0"
 
-enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_DEADLOCK = 3 };
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_DEADLOCK = 3, EXIT_CORRUPT = 4 };
 
 static const char *verb = "dlsim";
 
@@ -36,7 +36,8 @@ static const char usage_main[] =
     "  run CONFIG      Monte Carlo study: deadlock ratio with a 95% interval\n"
     "  gen CONFIG      write one round's events as a trace (CSV)\n"
     "  check CONFIG TRACE.csv\n"
-    "                  run a trace through a model: exit 0 completes, 3 deadlock, 2 bad input\n"
+    "                  run a trace through a model: exit 0 completes, 3 deadlock,\n"
+    "                  4 corrupt (--matching order), 2 bad input\n"
     "  info CONFIG     show the layout: GPUs, groups, collectives, planned orders\n"
     "  help [VERB]     this text, or a verb's options\n"
     "\n"
@@ -54,6 +55,9 @@ static const char usage_overrides[] =
     "  --slots K         execution slots per GPU (resource model; 0 = unlimited)\n"
     "  --order O         planned order: interleave | sequential\n"
     "  --rng NAME        GSL generator (default taus2)\n"
+    "  --matching M      identity (default) | order: a communicator's (here: a\n"
+    "                    group's) k-th call on each GPU meets the k-th call on the\n"
+    "                    others, as in NCCL; a round may then end corrupt (config: matching)\n"
     "  --exact-stream    the plain random stream: one draw per action and per\n"
     "                    candidate, from one generator per round (config: exact_stream);\n"
     "                    default: one generator per GPU with geometric gaps between\n"
@@ -101,13 +105,17 @@ static const char usage_check[] =
     "\n"
     "Replays the trace's events in file order through the model and prints the\n"
     "verdict and, on a deadlock, the cycle as (GPU, collective) pairs.\n"
-    "Exit status: 0 completes, 3 deadlock, 2 bad input.\n"
+    "Exit status: 0 completes, 3 deadlock, 4 corrupt (--matching order: two\n"
+    "different collectives matched; the pair is named), 2 bad input.\n"
+    "A sync may come at any point of a GPU's plan, also after its last collective.\n"
     "\n"
-    "  --model M         single | sync | resource (default: the config's)\n"
-    "  --slots K         execution slots per GPU (resource model)\n"
     "  --dot FILE        write the dependency graph at the deadlock (Graphviz)\n"
     "  --graphml FILE    the same as GraphML\n"
     "  --json            print the verdict as JSON\n"
+    "The overrides below are those of every verb; a replay's verdict depends on\n"
+    "--model, --slots and --matching only (the others are checked and change\n"
+    "nothing here).\n"
+    "%s"
     "\n"
     "example: dlsim check configs/examples/fig1c.json tests/data/fig1c.csv\n";
 
@@ -169,7 +177,7 @@ static int parse_prob(const char *opt, const char *s, double max, int max_open, 
 typedef struct overrides {
     long rounds, seed, slots, threads;
     double disorder, sync;
-    const char *model, *order, *rng, *semantics;
+    const char *model, *order, *rng, *semantics, *matching;
     int has_rounds, has_seed, has_slots, has_threads, has_disorder, has_sync, exact_stream;
 } overrides;
 
@@ -177,7 +185,7 @@ enum {
     OPT_ROUNDS = 256, OPT_SEED, OPT_DISORDER, OPT_SYNC, OPT_MODEL, OPT_SLOTS, OPT_ORDER, OPT_RNG,
     OPT_THREADS, OPT_JSON, OPT_CSV, OPT_ROUNDS_CSV, OPT_VERIFY, OPT_PROGRESS, OPT_NO_PROGRESS,
     OPT_ROUND, OPT_FIRST, OPT_FULL, OPT_DOT, OPT_GRAPHML, OPT_GROUPS, OPT_PLAN, OPT_HELP, OPT_EXACT,
-    OPT_SEMANTICS
+    OPT_SEMANTICS, OPT_MATCHING
 };
 
 #define OVERRIDE_OPTIONS                                                                        \
@@ -187,7 +195,8 @@ enum {
         {"slots", required_argument, 0, OPT_SLOTS}, {"order", required_argument, 0, OPT_ORDER}, \
         {"rng", required_argument, 0, OPT_RNG}, {"help", no_argument, 0, OPT_HELP},        \
         {"exact-stream", no_argument, 0, OPT_EXACT},                                          \
-        {"semantics", required_argument, 0, OPT_SEMANTICS}
+        {"semantics", required_argument, 0, OPT_SEMANTICS},                                   \
+        {"matching", required_argument, 0, OPT_MATCHING}
 
 /* Returns 1 if opt was an override (parsed into o), 0 if not, -1 on error. */
 static int parse_override(int opt, overrides *o)
@@ -234,6 +243,9 @@ static int parse_override(int opt, overrides *o)
         return 1;
     case OPT_SEMANTICS:
         o->semantics = optarg;
+        return 1;
+    case OPT_MATCHING:
+        o->matching = optarg;
         return 1;
     case OPT_THREADS:
         if (parse_long("--threads", optarg, 0, 4096, &o->threads))
@@ -287,6 +299,12 @@ static int apply_overrides(dl_config *c, const overrides *o)
     }
     if (c->model == &dl_model_resource && c->slots < 1)
         return usage_error("model resource needs --slots K (K >= 1) or the config key 'slots'");
+    if (o->matching) {
+        int m = dl_matching_parse(o->matching);
+        if (m < 0)
+            return usage_error("--matching: unknown matching '%s' (identity, order)", o->matching);
+        c->matching = m;
+    }
     if (o->order) {
         int ord = dl_order_parse(o->order);
         if (ord < 0)
@@ -294,13 +312,17 @@ static int apply_overrides(dl_config *c, const overrides *o)
         if (ord != c->order && dl_config_set_order(c, ord, err, sizeof err) < 0)
             return usage_error("--order: %s", err);
     }
+    /* the reference's rules have no notion of calls matched by order */
+    if (c->semantics == DL_SEM_REFERENCE && c->matching == DL_MATCH_ORDER)
+        return usage_error("semantics reference decides by the authors' rules, which match calls by identity: "
+                           "drop --matching order (or matching: \"order\")");
     return 0;
 }
 
-static dl_params params_of(const dl_config *c)
+static dl_params params_of(dl_config *c)
 {
     dl_params P = {.disorder = c->disorder, .sync = c->model->syncs ? c->sync : 0.0,
-                   .slots = c->slots};
+                   .slots = c->slots, .match = dl_config_matching(c)};
     return P;
 }
 
@@ -358,9 +380,10 @@ static void describe(FILE *f, const dl_config *c)
         snprintf(slots, sizeof slots, "%d", c->slots);
     else
         snprintf(slots, sizeof slots, "unlimited");
-    fprintf(f, "  disorder %g, sync %g, slots %s, seed %lu, rng %s, stream %s%s\n", c->disorder,
+    fprintf(f, "  disorder %g, sync %g, slots %s, seed %lu, rng %s, stream %s%s%s\n", c->disorder,
             c->model->syncs ? c->sync : 0.0, slots, c->seed, c->rng, stream_name(c),
-            c->semantics == DL_SEM_REFERENCE ? ", semantics reference" : "");
+            c->semantics == DL_SEM_REFERENCE ? ", semantics reference" : "",
+            c->matching == DL_MATCH_ORDER ? ", matching order (one communicator per group)" : "");
 }
 
 static void print_cycle(FILE *f, const dl_cycle_part *cy, int n)
@@ -370,6 +393,17 @@ static void print_cycle(FILE *f, const dl_cycle_part *cy, int n)
     if (n)
         fprintf(f, " -> (GPU %d, coll %d)", cy[0].gpu, cy[0].coll);
     fputc('\n', f);
+}
+
+/* The first mismatch of a round matched by order. */
+static void print_mismatch(FILE *f, const dl_round *R)
+{
+    const dl_layout *L = R->L;
+    int s = R->mix_slot, k = L->coll_group[s];
+    fprintf(f, "mismatch: call %d of group %d's communicator matched collective %d on GPU %d with "
+            "collective %d on GPU %d (%ld call%s matched wrongly)\n",
+            s - L->groups[k].first_coll, k, R->mix_coll[0], R->mix_gpu[0], R->mix_coll[1],
+            R->mix_gpu[1], R->nmixed, R->nmixed == 1 ? "" : "s");
 }
 
 static long peak_rss_kb(void)
@@ -385,15 +419,16 @@ static long peak_rss_kb(void)
 static json_t *study_json(const dl_config *c, const dl_study *S, double lo, double hi, long rss)
 {
     double ratio = (double)S->deadlocks / (double)S->rounds;
-    return json_pack(
-        "{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:f, s:f, s:i, s:I, s:s, s:s, s:s, s:i, s:i,"
+    double clo, chi;
+    dl_binom_ci(S->corrupts, S->rounds, 0.95, &clo, &chi);
+    json_t *obj = json_pack(
+        "{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:f, s:f, s:i, s:I, s:s, s:s, s:i, s:i,"
         " s:I, s:I, s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:I, s:I, s:b, s:I}",
         "name", c->name, "config", c->path, "model", c->model->name, "grouping", c->grouping,
         "order", dl_order_name(c->layout.order), "gpus", c->layout.ngpus, "groups",
         c->layout.ngroups, "collectives", c->layout.ncolls, "disorder", c->disorder, "sync",
         c->model->syncs ? c->sync : 0.0, "slots", c->slots, "seed", (json_int_t)c->seed, "rng",
-        c->rng, "stream", stream_name(c),
-        "semantics", dl_semantics_name(c->semantics), "threads", S->threads_used, "ranks", S->ranks, "rounds", (json_int_t)S->rounds, "deadlocks",
+        c->rng, "stream", stream_name(c), "threads", S->threads_used, "ranks", S->ranks, "rounds", (json_int_t)S->rounds, "deadlocks",
         (json_int_t)S->deadlocks, "ratio", ratio, "ci_low", lo, "ci_high", hi, "events",
         (json_int_t)S->events, "invocations", (json_int_t)S->invocations, "syncs",
         (json_int_t)S->syncs, "skips", (json_int_t)S->skips, "seconds", S->seconds,
@@ -401,6 +436,14 @@ static json_t *study_json(const dl_config *c, const dl_study *S, double lo, doub
         (double)S->events / S->seconds, "peak_rss_kb", (json_int_t)rss,
         "first_deadlock_round", (json_int_t)S->first_deadlock, "verified", S->verify != 0,
         "mismatches", (json_int_t)S->mismatches);
+    /* at the end, so that CSV columns keep their places */
+    json_object_set_new(obj, "matching", json_string(dl_matching_name(c->matching)));
+    json_object_set_new(obj, "corrupts", json_integer(S->corrupts));
+    json_object_set_new(obj, "corrupt_ratio", json_real((double)S->corrupts / (double)S->rounds));
+    json_object_set_new(obj, "corrupt_ci_low", json_real(clo));
+    json_object_set_new(obj, "corrupt_ci_high", json_real(chi));
+    json_object_set_new(obj, "semantics", json_string(dl_semantics_name(c->semantics)));
+    return obj;
 }
 
 /* Appends one CSV row (the JSON fields, in order) to path; header if new. */
@@ -455,11 +498,11 @@ static int write_rounds_csv(const char *path, const dl_study *S)
         fprintf(stderr, "%s: --rounds-csv %s: %s\n", verb, path, strerror(errno));
         return -1;
     }
-    fprintf(f, "round,deadlock,steps,events,invocations,syncs,skips,deadlock_event\n");
+    fprintf(f, "round,deadlock,steps,events,invocations,syncs,skips,deadlock_event,corrupt\n");
     for (long r = 0; r < S->rounds; r++) {
         const dl_round_result *x = &S->per_round[r];
-        fprintf(f, "%ld,%d,%ld,%ld,%ld,%ld,%ld,%ld\n", r, x->deadlock, x->steps, x->events,
-                x->invocations, x->syncs, x->skips, x->deadlock_event);
+        fprintf(f, "%ld,%d,%ld,%ld,%ld,%ld,%ld,%ld,%d\n", r, x->deadlock, x->steps, x->events,
+                x->invocations, x->syncs, x->skips, x->deadlock_event, x->corrupt);
     }
     if (fclose(f) != 0) {
         fprintf(stderr, "%s: --rounds-csv %s: write error\n", verb, path);
@@ -478,6 +521,13 @@ static void print_summary(const dl_config *c, const dl_study *S, double lo, doub
     printf("deadlocks  %ld\n", S->deadlocks);
     printf("ratio      %.4f%%  95%% CI [%.4f%%, %.4f%%] (Clopper-Pearson)\n",
            100.0 * (double)S->deadlocks / (double)S->rounds, 100 * lo, 100 * hi);
+    if (c->matching == DL_MATCH_ORDER) { /* under identity no round can be corrupt */
+        double clo, chi;
+        dl_binom_ci(S->corrupts, S->rounds, 0.95, &clo, &chi);
+        printf("corrupt    %ld: completed with two different collectives matched\n", S->corrupts);
+        printf("ratio      %.4f%%  95%% CI [%.4f%%, %.4f%%] (Clopper-Pearson)\n",
+               100.0 * (double)S->corrupts / (double)S->rounds, 100 * clo, 100 * chi);
+    }
     printf("events     %ld (%.0f per round; %ld invocations, %ld syncs, %ld skips)\n", S->events,
            (double)S->events / (double)S->rounds, S->invocations, S->syncs, S->skips);
     printf("time       %.3f s on %d thread%s%s: %.1f rounds/s, %.1f M events/s, peak RSS %.0f MB\n",
@@ -691,6 +741,9 @@ static int cmd_gen(int argc, char **argv)
         print_cycle(stderr, R->cycle, R->ncycle);
         if (full)
             fprintf(stderr, "then the rest of every GPU's plan (--full)\n");
+    } else if (dl_round_verdict(R) == DL_CORRUPT) {
+        fprintf(stderr, "round %ld: corrupt: completes after %ld events, ", round, R->events);
+        print_mismatch(stderr, R);
     } else {
         fprintf(stderr, "round %ld: completes after %ld events\n", round, R->events);
     }
@@ -707,9 +760,10 @@ done:
 static int cmd_check(int argc, char **argv)
 {
     static const struct option lo[] = {
-        {"model", required_argument, 0, OPT_MODEL}, {"slots", required_argument, 0, OPT_SLOTS},
-        {"dot", required_argument, 0, OPT_DOT},     {"graphml", required_argument, 0, OPT_GRAPHML},
-        {"json", no_argument, 0, OPT_JSON},         {"help", no_argument, 0, OPT_HELP},
+        OVERRIDE_OPTIONS,
+        {"dot", required_argument, 0, OPT_DOT},
+        {"graphml", required_argument, 0, OPT_GRAPHML},
+        {"json", no_argument, 0, OPT_JSON},
         {0, 0, 0, 0}};
     overrides o = {0};
     const char *dot = NULL, *graphml = NULL;
@@ -724,7 +778,7 @@ static int cmd_check(int argc, char **argv)
         case OPT_DOT: dot = optarg; break;
         case OPT_GRAPHML: graphml = optarg; break;
         case OPT_JSON: json = 1; break;
-        case OPT_HELP: fputs(usage_check, stdout); return EXIT_OK;
+        case OPT_HELP: printf(usage_check, usage_overrides); return EXIT_OK;
         default: return bad_option(argv);
         }
     }
@@ -750,15 +804,26 @@ static int cmd_check(int argc, char **argv)
         fprintf(stderr, "%s: %s\n", verb, err);
         rc = EXIT_USAGE;
     } else if (json) {
+        int v = dl_round_verdict(R);
         json_t *cy = json_array();
         for (int k = 0; k < R->ncycle; k++)
             json_array_append_new(cy, json_pack("{s:i, s:i}", "gpu", R->cycle[k].gpu, "coll",
                                                 R->cycle[k].coll));
         json_t *obj = json_pack("{s:s, s:s, s:s, s:I, s:I, s:o}", "trace", tpath, "model",
                                 c.model->name, "verdict",
-                                st == DL_DEADLOCK ? "deadlock" : "completes", "events",
-                                (json_int_t)R->events, "line",
+                                v == DL_DEADLOCK  ? "deadlock"
+                                : v == DL_CORRUPT ? "corrupt"
+                                                  : "completes",
+                                "events", (json_int_t)R->events, "line",
                                 (json_int_t)(at >= 0 ? t.ev[at].line : -1), "cycle", cy);
+        json_object_set_new(obj, "matching", json_string(dl_matching_name(c.matching)));
+        if (R->nmixed)
+            json_object_set_new(
+                obj, "mismatch",
+                json_pack("{s:i, s:i, s:i, s:i, s:i, s:I}", "group", c.layout.coll_group[R->mix_slot],
+                          "call", R->mix_slot - c.layout.groups[c.layout.coll_group[R->mix_slot]].first_coll,
+                          "gpu", R->mix_gpu[0], "coll", R->mix_coll[0], "with_gpu", R->mix_gpu[1],
+                          "with_coll", R->mix_coll[1]));
         char *s = json_dumps(obj, JSON_PRESERVE_ORDER);
         puts(s);
         free(s);
@@ -767,12 +832,17 @@ static int cmd_check(int argc, char **argv)
         printf("%s: deadlock (model %s) at line %ld, event %ld of %ld\ncycle: ", tpath,
                c.model->name, t.ev[at].line, at + 1, t.n);
         print_cycle(stdout, R->cycle, R->ncycle);
+    } else if (dl_round_verdict(R) == DL_CORRUPT) {
+        printf("%s: corrupt (model %s, matching order): %ld events, all complete, but two "
+               "different collectives were matched\n", tpath, c.model->name, R->events);
+        print_mismatch(stdout, R);
     } else {
         printf("%s: completes (model %s): %ld events, all %d collectives complete\n", tpath,
                c.model->name, R->events, c.layout.ncolls);
     }
     if (st >= 0) {
-        rc = st == DL_DEADLOCK ? EXIT_DEADLOCK : EXIT_OK;
+        int v = dl_round_verdict(R);
+        rc = v == DL_DEADLOCK ? EXIT_DEADLOCK : v == DL_CORRUPT ? EXIT_CORRUPT : EXIT_OK;
         if (export_graph(R, dot, graphml) < 0)
             rc = EXIT_FAIL;
     }
@@ -872,7 +942,7 @@ static int dlsim_main(int argc, char **argv)
         if (argc > 2 && strcmp(v, "help") == 0) {
             if (!strcmp(argv[2], "run")) printf(usage_run, usage_overrides);
             else if (!strcmp(argv[2], "gen")) printf(usage_gen, usage_overrides);
-            else if (!strcmp(argv[2], "check")) fputs(usage_check, stdout);
+            else if (!strcmp(argv[2], "check")) printf(usage_check, usage_overrides);
             else if (!strcmp(argv[2], "info")) printf(usage_info, usage_overrides);
             else {
                 fprintf(stderr, "dlsim: no verb '%s' (run, gen, check, info)\n", argv[2]);

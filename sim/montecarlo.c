@@ -21,7 +21,7 @@ typedef struct worker {
     atomic_long *next;      /* next round index to take */
     atomic_long *done;      /* rounds finished (progress) */
     atomic_long *dead_seen; /* deadlocks so far (progress) */
-    long deadlocks, events, invocations, syncs, skips, mismatches, first_deadlock;
+    long deadlocks, events, invocations, syncs, skips, mismatches, corrupts, first_deadlock;
 } worker;
 
 /* The verify hook: the incremental verdict against igraph's. */
@@ -56,11 +56,12 @@ static void *work(void *arg)
         w->syncs += pl->syncs;
         w->skips += pl->skips;
         w->mismatches += pl->mismatches;
+        w->corrupts += pl->corrupt;
         if (dead && (w->first_deadlock < 0 || r < w->first_deadlock))
             w->first_deadlock = r;
         if (S->per_round)
             S->per_round[r - S->first] = (dl_round_result){
-                .deadlock = (unsigned char)dead, .steps = pl->steps, .events = pl->events,
+                .deadlock = (unsigned char)dead, .corrupt = (unsigned char)pl->corrupt, .steps = pl->steps, .events = pl->events,
                 .invocations = pl->invocations, .syncs = pl->syncs, .skips = pl->skips,
                 .deadlock_event = pl->deadlock_event};
         if (dead)
@@ -147,6 +148,7 @@ int dl_study_run(dl_study *S, char *err, size_t errlen)
         }
     }
     S->deadlocks = S->events = S->invocations = S->syncs = S->skips = S->mismatches = 0;
+    S->corrupts = 0;
     S->first_deadlock = -1;
     for (int i = 0; i < nt; i++) {
         pthread_join(tid[i], NULL);
@@ -156,6 +158,7 @@ int dl_study_run(dl_study *S, char *err, size_t errlen)
         S->syncs += w[i].syncs;
         S->skips += w[i].skips;
         S->mismatches += w[i].mismatches;
+        S->corrupts += w[i].corrupts;
         if (w[i].first_deadlock >= 0 &&
             (S->first_deadlock < 0 || w[i].first_deadlock < S->first_deadlock))
             S->first_deadlock = w[i].first_deadlock;

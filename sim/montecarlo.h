@@ -18,6 +18,7 @@
 /* Per-round details (--rounds-csv). */
 typedef struct dl_round_result {
     unsigned char deadlock;
+    unsigned char corrupt; /* completed with a mismatch (matching by order) */
     long steps, events, invocations, syncs, skips;
     long deadlock_event; /* -1 if completed */
 } dl_round_result;
@@ -40,6 +41,7 @@ typedef struct dl_study {
 
     /* outputs, over the share */
     long deadlocks, events, invocations, syncs, skips, mismatches;
+    long corrupts;       /* rounds completed with two collectives matched (matching by order) */
     long first_deadlock; /* smallest deadlocked round index, -1 if none */
     double seconds;
     int threads_used;

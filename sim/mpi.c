@@ -167,9 +167,10 @@ int dl_ranks_study_run(dl_study *S, char *err, size_t errlen)
         S->per_round = NULL;
         return rc ? rc : dl_fail(err, errlen, "another MPI rank could not run its share");
     }
-    long mine[6] = {S->deadlocks, S->events, S->invocations, S->syncs, S->skips, S->mismatches};
-    long sum[6];
-    MPI_Reduce(mine, sum, 6, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    long mine[7] = {S->deadlocks, S->events,     S->invocations, S->syncs,
+                    S->skips,     S->mismatches, S->corrupts};
+    long sum[7];
+    MPI_Reduce(mine, sum, 7, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     long first = S->first_deadlock < 0 ? LONG_MAX : S->first_deadlock, first_all;
     MPI_Reduce(&first, &first_all, 1, MPI_LONG, MPI_MIN, 0, MPI_COMM_WORLD);
     double seconds;
@@ -188,6 +189,7 @@ int dl_ranks_study_run(dl_study *S, char *err, size_t errlen)
         S->syncs = sum[3];
         S->skips = sum[4];
         S->mismatches = sum[5];
+        S->corrupts = sum[6];
         S->first_deadlock = first_all == LONG_MAX ? -1 : first_all;
         S->seconds = seconds;
         S->threads_used = threads;

@@ -52,6 +52,7 @@ static int from_engine(dl_player *pl, int st)
     pl->skips = R->skips;
     pl->mismatches = R->mismatches;
     pl->deadlock_event = R->deadlock_event;
+    pl->corrupt = dl_round_verdict(R) == DL_CORRUPT;
     return st;
 }
 
@@ -96,6 +97,7 @@ int dl_player_round(dl_player *pl, long round, int detail, const dl_sink *sink)
         pl->skips = F->skips;
         pl->mismatches = 0;
         pl->deadlock_event = -1;
+        pl->corrupt = 0;
         return st;
     }
     /* A deadlock: replay it in the engine from the same streams for its
@@ -117,6 +119,7 @@ int dl_player_round(dl_player *pl, long round, int detail, const dl_sink *sink)
         pl->skips = k.skips;
         pl->mismatches = 0;
         pl->deadlock_event = k.deadlock_event;
+        pl->corrupt = 0;
         return DL_DEADLOCK;
     }
     dl_streams_seed(pl->S, pl->seed, round);

@@ -49,6 +49,7 @@ typedef struct dl_player {
     long steps;            /* lockstep steps (steps of the last, counting from 1), -1 if unknown */
     long events, invocations, syncs, skips, mismatches;
     long deadlock_event;   /* -1 if completed */
+    int corrupt;           /* completed, with two collectives matched (matching by order) */
 } dl_player;
 
 dl_player *dl_player_new(const dl_layout *L, const dl_params *P, const gsl_rng_type *type,

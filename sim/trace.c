@@ -306,18 +306,18 @@ dl_sink dl_trace_sink(dl_trace_writer *w)
 static int check_event(const dl_round *R, const dl_trace_event *e, int syncs_allowed,
                        char *err, size_t errlen)
 {
-    if (R->status == DL_COMPLETED)
-        return dl_fail(err, errlen, "every collective has already completed");
     if (e->action == DL_ACT_SYNC) {
         if (!syncs_allowed)
             return dl_fail(err, errlen, "GPU %d syncs, but this model has no syncs", e->gpu);
-        return dl_round_can_act(R, e->gpu, err, errlen);
+        return dl_round_can_sync(R, e->gpu, err, errlen);
     }
+    if (R->status == DL_COMPLETED)
+        return dl_fail(err, errlen, "every collective has already completed");
     return dl_round_can_invoke(R, e->gpu, e->coll, err, errlen);
 }
 
-int dl_trace_replay(const dl_trace *t, dl_round *R, const char *path, int syncs_allowed,
-                    long *at, char *err, size_t errlen)
+static int replay(const dl_trace *t, dl_round *R, const char *path, int syncs_allowed,
+                  int sequencer, long *at, char *err, size_t errlen)
 {
     long dummy;
     char why[256];
@@ -327,6 +327,15 @@ int dl_trace_replay(const dl_trace *t, dl_round *R, const char *path, int syncs_
     for (long i = 0; i < t->n; i++) {
         const dl_trace_event *e = &t->ev[i];
         *at = i;
+        if (sequencer && e->gpu >= 0 && e->gpu < R->L->ngpus && R->suspended[e->gpu]) {
+            /* The sequencer waits for this GPU, which only a completion
+             * could release, and none can come before the next event. */
+            R->status = DL_DEADLOCK;
+            R->deadlock_step = e->step;
+            R->deadlock_event = R->events;
+            R->ncycle = 0;
+            return DL_DEADLOCK;
+        }
         if (check_event(R, e, syncs_allowed, why, sizeof why) != 0)
             return dl_fail(err, errlen, "%s:%ld: %s", shown(path), e->line, why);
         R->step = e->step; /* reported as the deadlock's step; never used to order */
@@ -342,6 +351,18 @@ int dl_trace_replay(const dl_trace *t, dl_round *R, const char *path, int syncs_
     return dl_fail(err, errlen,
                    "%s:%ld: trace ends with %d collectives incomplete and no deadlock: truncated?",
                    shown(path), line, R->L->ncolls - R->ndone);
+}
+
+int dl_trace_replay(const dl_trace *t, dl_round *R, const char *path, int syncs_allowed,
+                    long *at, char *err, size_t errlen)
+{
+    return replay(t, R, path, syncs_allowed, 0, at, err, errlen);
+}
+
+int dl_trace_replay_sequenced(const dl_trace *t, dl_round *R, const char *path,
+                              int syncs_allowed, long *at, char *err, size_t errlen)
+{
+    return replay(t, R, path, syncs_allowed, 1, at, err, errlen);
 }
 
 /* ---- whole plans, for replays on hardware ---- */

@@ -70,6 +70,16 @@ dl_sink dl_trace_sink(dl_trace_writer *w);
 int dl_trace_replay(const dl_trace *t, dl_round *R, const char *path, int syncs_allowed,
                     long *at, char *err, size_t errlen);
 
+/* The same as a replay on hardware runs it (dlreplay's sequencer issues the
+ * events in line order and waits for each GPU): an event of a GPU that a
+ * sync suspended stalls the whole replay for ever, which is a deadlock
+ * (DL_DEADLOCK at that event, no cycle) rather than a bad trace.  Under
+ * matching by order a round may go on past the point where matching by
+ * identity deadlocked, into the rest of a `gen --full` trace, which was
+ * written as if no GPU were suspended. */
+int dl_trace_replay_sequenced(const dl_trace *t, dl_round *R, const char *path,
+                              int syncs_allowed, long *at, char *err, size_t errlen);
+
 /* Checks that t holds every GPU's whole plan, as a replay on hardware needs
  * (dlreplay): every event names an existing GPU and a collective of one of
  * its groups, no GPU invokes a collective twice, syncs only if syncs_allowed,

@@ -54,6 +54,7 @@ a=$("$dlsim" run $small --rounds 400 --threads 1 --json | grep -oE '"deadlocks":
 b=$("$dlsim" run $small --rounds 400 --threads 2 --json | grep -oE '"deadlocks": [0-9]+, "ratio": [^,]*, "ci_low": [^,]*, "ci_high": [^,]*, "events": [0-9]+')
 if [ -n "$a" ] && [ "$a" = "$b" ]; then ok "same result on 1 and 2 threads"; else echo "$a / $b" >"$tmp/err"; bad "same result on 1 and 2 threads"; fi
 expect "--verify"               0 "0 mismatches"        -- "$dlsim" run configs/examples/fig2.json --rounds 300 --verify
+expect "--verify, 2 slots + syncs (AND-OR)" 0 "0 mismatches" -- "$dlsim" run configs/examples/resource.json --disorder 0.05 --sync 0.002 --rounds 10 --verify
 
 # gen and check agree
 expect "gen --first-deadlock"   0 "deadlock at step"    -- "$dlsim" gen $fig1c --first-deadlock -o "$tmp/d.csv"
@@ -69,6 +70,25 @@ expect "check sync trace under single: bad input" 2 "sync" -- "$dlsim" check con
 printf 'step,gpu,action,coll\n0,0,invoke,0\n0,7,invoke,1\n' >"$tmp/bad.csv"
 expect "check: bad GPU names line" 2 "bad.csv:3"        -- "$dlsim" check $fig1c "$tmp/bad.csv"
 expect "check: missing trace"   2 "missing.csv"         -- "$dlsim" check $fig1c "$tmp/missing.csv"
+# a sync after a GPU's last collective (end of an iteration) is legal
+expect "check: sync after the last collective" 0 "completes" -- "$dlsim" check configs/examples/fig1d.json tests/data/sync-after-last.csv
+expect "check: ... and with one slot, a deadlock" 3 "cycle: \(GPU" -- "$dlsim" check configs/examples/fig1d.json tests/data/sync-after-last-deadlock.csv --slots 1
+# check takes every override of the other verbs
+expect "check takes every override" 0 "completes \\(model sync\\)" -- "$dlsim" check configs/examples/fig1d.json tests/data/sync-after-last.csv --sync 0.3 --disorder 0.1 --rounds 5 --seed 3 --order sequential --rng mt19937 --exact-stream
+# matching by order: a swap on one communicator completes with the wrong data
+oc=configs/examples/one-comm.json
+expect "check: swap, identity = deadlock" 3 "cycle: \\(GPU"   -- "$dlsim" check $oc tests/data/swap.csv
+expect "check: swap, order = corrupt (4)" 4 "call 0 of group 0's communicator matched collective 0 on GPU 0 with collective 1 on GPU 1" -- "$dlsim" check $oc tests/data/swap.csv --matching order
+expect "check --json corrupt"   4 '"verdict": "corrupt".*"mismatch": \{"group": 0, "call": 0, "gpu": 0, "coll": 0, "with_gpu": 1, "with_coll": 1\}' -- "$dlsim" check $oc tests/data/swap.csv --matching order --json
+expect "run --matching order"   0 "corrupt    5073: completed" -- "$dlsim" run $oc --matching order --no-progress
+expect "run --json corrupt ratio" 0 '"matching": "order", "corrupts": 5073, "corrupt_ratio": 0.5073' -- "$dlsim" run $oc --matching order --json
+expect "run identity: no corrupt line" 0 "deadlocks  5073" -- "$dlsim" run $oc --no-progress
+if grep -q corrupt "$tmp/out"; then bad "identity prints no corrupt line"; else ok "identity prints no corrupt line"; fi
+expect "gen --matching order"   0 "round 5: corrupt" -- "$dlsim" gen $oc --round 5 --matching order -o "$tmp/m.csv"
+expect "--matching bad"         2 "--matching: unknown matching 'fifo'" -- "$dlsim" run $oc --matching fifo
+printf '{"model": "single", "gpus": 2, "groups": [{"members": [0, 1], "colls": 2}], "matching": "fifo"}' >"$tmp/m.json"
+expect "config matching bad"    2 "m.json: key 'matching': unknown matching 'fifo'" -- "$dlsim" run "$tmp/m.json"
+expect "check: --sync out of range" 2 "--sync"          -- "$dlsim" check configs/examples/fig1d.json tests/data/sync-after-last.csv --sync 2
 
 # the random stream: default (per-GPU generators, geometric gaps) and --exact-stream
 fig2=configs/examples/fig2.json
@@ -94,10 +114,11 @@ uneven=configs/reference/single-free-uneven.json
 expect "run --semantics reference named" 0 "semantics reference" -- "$dlsim" run $small --rounds 50 --no-progress --semantics reference
 expect "reference: dropped collectives flag every round" 0 '"deadlocks": 200, "ratio": 1' -- "$dlsim" run $uneven --rounds 200 --disorder 0 --json --semantics reference
 expect "exact: the same rounds complete" 0 '"deadlocks": 0, "ratio": 0' -- "$dlsim" run $uneven --rounds 200 --disorder 0 --json
-expect "--json names the semantics" 0 '"stream": "fast", "semantics": "exact"' -- "$dlsim" run $small --rounds 20 --json
+expect "--json names the semantics" 0 '"semantics": "exact"}' -- "$dlsim" run $small --rounds 20 --json
 expect "--semantics: unknown" 2 "--semantics: unknown semantics 'paper' \(exact, reference\)" -- "$dlsim" run $small --semantics paper
 expect "reference + --verify refused" 2 "--verify checks the exact semantics" -- "$dlsim" run $small --rounds 20 --verify --semantics reference
 expect "reference + --exact-stream refused" 2 "default stream only" -- "$dlsim" run $small --rounds 20 --exact-stream --semantics reference
+expect "reference + --matching order refused" 2 "drop --matching order" -- "$dlsim" run $small --rounds 20 --semantics reference --matching order
 expect "gen refuses reference" 2 "only 'run' takes it" -- "$dlsim" gen $small --round 0 --semantics reference
 printf '{"model": "sync", "tp": 2, "dp": 2, "pp": 1, "tp_colls": 3, "dp_colls": 3, "semantics": "reference"}\n' >"$tmp/sem.json"
 expect "config semantics: reference" 0 "semantics reference" -- "$dlsim" run "$tmp/sem.json" --rounds 20 --no-progress

@@ -20,7 +20,8 @@ int main(int argc, char **argv)
     int (*const reg[])(void) = {
         dl_register_layout_tests,  dl_register_config_tests,     dl_register_engine_tests,
         dl_register_detector_tests, dl_register_montecarlo_tests, dl_register_trace_tests,
-        dl_register_fast_tests,     dl_register_reference_tests,
+        dl_register_fast_tests,     dl_register_reference_tests, dl_register_andor_tests,
+        dl_register_matching_tests,
     };
     return dl_test_main(argc, argv, reg, sizeof reg / sizeof reg[0], getenv("DL_TEST_QUICK") ? "quick" : NULL);
 }

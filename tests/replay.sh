@@ -50,8 +50,15 @@ expect "trace syntax"         2 "nocoll.csv:1: missing required column 'coll'" -
 expect "summary of other CSV" 2 "notours.csv:1: missing column 'model'" -- "$san" --summary "$tmp/notours.csv"
 expect "replay fig1c"         0 "dlsim deadlock +-> completed"          -- "$san" --csv "$tmp/r.csv" $fig1c "$tmp/full.csv"
 expect "csv row"              0 "fig1c.csv|full.csv,.*,single,2,2,4,host,group,gpu,deadlock,completed,1," -- cat "$tmp/r.csv"
-expect "summary"              0 "single +host +group +1 +1 +1 +0 +0 +0 +0 deadlocks or failures in 1" -- "$san" --summary "$tmp/r.csv" --summary-csv "$tmp/s.csv"
-expect "summary csv"          0 "^single,host,group,1,1,1,0,0,0,1$"     -- cat "$tmp/s.csv"
+expect "summary"              0 "single +host +group +1 +1 +0 +1 +0 +0 +0 +0 deadlocks or failures in 1" -- "$san" --summary "$tmp/r.csv" --summary-csv "$tmp/s.csv"
+expect "summary csv"          0 "^single,host,group,1,1,1,0,0,0,1,0$"     -- cat "$tmp/s.csv"
+# dlsim's verdict matches calls by order over dlreplay's communicators
+oc=configs/examples/one-comm.json
+expect "swap, one comm: corrupt" 0 "dlsim corrupt +-> completed"        -- "$bin" --csv "$tmp/m.csv" $oc tests/data/swap.csv
+expect "swap, --matching identity" 0 "dlsim deadlock +-> completed"     -- "$bin" --matching identity $oc tests/data/swap.csv
+expect "swap, --comm coll: deadlock" 0 "dlsim deadlock +-> completed"   -- "$bin" --comm coll $oc tests/data/swap.csv
+expect "csv row: matching column" 0 ",host,group,gpu,corrupt,completed,1,.*,order$" -- cat "$tmp/m.csv"
+expect "bad --matching"       2 "--matching: 'fifo'"                    -- "$bin" --matching fifo $oc tests/data/swap.csv
 
 # ---- 2. the corpus on the host backend ----
 corpus=tests/data/replay

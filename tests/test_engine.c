@@ -163,7 +163,7 @@ static void test_consistent_orders_never_deadlock(void)
 {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_taus2);
     gsl_rng_set(rng, 7);
-    const dl_params models[] = {{0, 0, 1}, {0, 0.3, 0}, {0, 0.3, 2}, {0, 0.05, 1}, {0, 0, 3}};
+    const dl_params models[] = {{0, 0, 1, NULL}, {0, 0.3, 0, NULL}, {0, 0.3, 2, NULL}, {0, 0.05, 1, NULL}, {0, 0, 3, NULL}};
     int n = getenv("DL_TEST_QUICK") ? 300 : 3000, rounds = 0;
     for (int t = 0; t < n; t++) {
         dl_layout L;

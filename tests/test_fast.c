@@ -411,11 +411,11 @@ static void test_study_equals_engine_study(void)
 {
     const struct { const char *json; dl_params P; } cases[] = {
         {"{\"model\": \"sync\", \"tp\": 4, \"dp\": 2, \"pp\": 2, \"tp_colls\": 40, \"dp_colls\": 80}",
-         {0.07, 0.07, 0}},
+         {0.07, 0.07, 0, NULL}},
         {"{\"model\": \"single\", \"gpus\": 6, \"recipe\": {\"seed\": 3, \"classes\": ["
-         "{\"count\": 4, \"size\": 3, \"colls\": [20, 40]}]}}", {0.003, 0, 1}},
+         "{\"count\": 4, \"size\": 3, \"colls\": [20, 40]}]}}", {0.003, 0, 1, NULL}},
         {"{\"model\": \"resource\", \"slots\": 1, \"tp\": 2, \"dp\": 2, \"pp\": 2, \"tp_colls\": 20,"
-         " \"dp_colls\": 40}", {0.01, 0.02, 1}},
+         " \"dp_colls\": 40}", {0.01, 0.02, 1, NULL}},
     };
     long rounds = quick() ? 300 : 1500;
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -447,7 +447,7 @@ static void test_exact_stream_is_plain_engine(void)
     CU_ASSERT_FATAL(dl_config_parse(&c, "{\"model\": \"sync\", \"tp\": 2, \"dp\": 2, \"pp\": 2,"
                                         " \"tp_colls\": 20, \"dp_colls\": 30}",
                                     "inline", err, sizeof err) == 0);
-    dl_params P = {0.12, 0.12, 0};
+    dl_params P = {0.12, 0.12, 0, NULL};
     long rounds = 300;
     dl_study S = {.L = &c.layout, .P = P, .rounds = rounds, .seed = 42, .rng = "taus2",
                   .threads = 2, .exact_stream = 1, .keep_rounds = 1};
@@ -636,18 +636,18 @@ static void test_same_distribution_as_exact(void)
     const struct { const char *json; dl_params P; } cases[] = {
         /* one group, single queue: analytic 1-(1-p)^(G(n-1)) = 0.52 */
         {"{\"model\": \"single\", \"gpus\": 4, \"groups\": [{\"members\": [0,1,2,3], \"colls\": 10}]}",
-         {0.02, 0, 1}},
+         {0.02, 0, 1, NULL}},
         {"{\"model\": \"sync\", \"tp\": 2, \"dp\": 2, \"pp\": 2, \"tp_colls\": 20, \"dp_colls\": 30}",
-         {0.15, 0.15, 0}},
+         {0.15, 0.15, 0, NULL}},
         {"{\"model\": \"sync\", \"gpus\": 4, \"groups\": [{\"members\": [0,1], \"colls\": 3},"
          " {\"members\": [1,2,3], \"colls\": 3}, {\"members\": [0,3], \"colls\": 2},"
-         " {\"members\": [0,1,2,3], \"colls\": 2}]}", {0.2, 0.2, 0}},
+         " {\"members\": [0,1,2,3], \"colls\": 2}]}", {0.2, 0.2, 0, NULL}},
         {"{\"model\": \"single\", \"tp\": 2, \"dp\": 3, \"pp\": 2, \"tp_colls\": 15, \"dp_colls\": 25}",
-         {0.01, 0, 1}},
+         {0.01, 0, 1, NULL}},
         {"{\"model\": \"resource\", \"slots\": 1, \"tp\": 2, \"dp\": 2, \"pp\": 2, \"tp_colls\": 10,"
-         " \"dp_colls\": 20}", {0.03, 0.05, 1}},
+         " \"dp_colls\": 20}", {0.03, 0.05, 1, NULL}},
         {"{\"model\": \"resource\", \"slots\": 2, \"tp\": 2, \"dp\": 2, \"pp\": 2, \"tp_colls\": 10,"
-         " \"dp_colls\": 20}", {0.1, 0.1, 2}},
+         " \"dp_colls\": 20}", {0.1, 0.1, 2, NULL}},
     };
     long rounds = quick() ? 4000 : 20000;
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {

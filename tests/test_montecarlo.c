@@ -36,7 +36,7 @@ static void test_thread_count_independence(void)
     dl_config c;
     char err[256];
     CU_ASSERT_FATAL(dl_config_parse(&c, json, "inline", err, sizeof err) == 0);
-    const dl_params models[] = {{0.02, 0, 1}, {0.05, 0.05, 0}, {0.05, 0.05, 2}};
+    const dl_params models[] = {{0.02, 0, 1, NULL}, {0.05, 0.05, 0, NULL}, {0.05, 0.05, 2, NULL}};
     for (size_t m = 0; m < 3; m++) {
         dl_study a = study(&c.layout, models[m], 600, 1);
         dl_study b = study(&c.layout, models[m], 600, 2);
@@ -64,7 +64,7 @@ static void test_shares_add_up(void)
     dl_config c;
     char err[256];
     CU_ASSERT_FATAL(dl_config_parse(&c, json, "inline", err, sizeof err) == 0);
-    const dl_params models[] = {{0.02, 0, 1}, {0.05, 0.05, 0}, {0.05, 0.05, 2}};
+    const dl_params models[] = {{0.02, 0, 1, NULL}, {0.05, 0.05, 0, NULL}, {0.05, 0.05, 2, NULL}};
     const long cuts[] = {0, 1, 140, 141, 399, 401};
     for (size_t m = 0; m < 3; m++) {
         dl_study whole = {.L = &c.layout, .P = models[m], .rounds = 401, .seed = 42,
@@ -183,8 +183,8 @@ static void test_model_equivalences(void)
     char err[256];
     CU_ASSERT_FATAL(dl_config_parse(&a, single, "single", err, sizeof err) == 0);
     CU_ASSERT_FATAL(dl_config_parse(&b, resource, "resource", err, sizeof err) == 0);
-    dl_params pa = {a.disorder, a.model->syncs ? a.sync : 0, a.slots};
-    dl_params pb = {b.disorder, b.model->syncs ? b.sync : 0, b.slots};
+    dl_params pa = {a.disorder, a.model->syncs ? a.sync : 0, a.slots, NULL};
+    dl_params pb = {b.disorder, b.model->syncs ? b.sync : 0, b.slots, NULL};
     CU_ASSERT_EQUAL(pa.slots, 1);
     CU_ASSERT_EQUAL(pb.slots, 1);
     dl_study x = study(&a.layout, pa, 500, 2), y = study(&b.layout, pb, 500, 2);

@@ -158,6 +158,33 @@ static void test_fig1d_syncs_rejected_without_model(void)
                  "fig1d.csv:4: GPU 0 syncs, but this model has no syncs");
 }
 
+/* Real programs synchronize at the end of every iteration, after their
+ * last collective: GPU 0 syncs with B still running and is released when B
+ * completes; the later syncs come after every collective completed and do
+ * nothing. */
+static void test_sync_after_last_collective(void)
+{
+    static const dl_params one_slot_syncs = {.disorder = 0, .sync = 0.5, .slots = 1};
+    const dl_params *models[2] = {&sync_model, &one_slot_syncs};
+    for (int m = 0; m < 2; m++) {
+        replay x;
+        replay_file(&x, layout_fig1, models[m], 1, "sync-after-last.csv");
+        CU_ASSERT_EQUAL(x.verdict, DL_COMPLETED);
+        CU_ASSERT_EQUAL(x.R->syncs, 3);
+        CU_ASSERT_EQUAL(x.R->events, 7);
+        CU_ASSERT_EQUAL(x.R->nsuspended, 0);
+        replay_done(&x);
+    }
+    /* With one slot, GPU 0 queues B behind A and syncs after its last
+     * invocation; GPU 1 runs B and queues A: the cycle closes at line 6. */
+    replay x;
+    replay_file(&x, layout_fig1, &one_slot_syncs, 1, "sync-after-last-deadlock.csv");
+    CU_ASSERT_EQUAL(x.verdict, DL_DEADLOCK);
+    CU_ASSERT_EQUAL(x.at, 4);
+    CU_ASSERT(x.R->suspended[0]);
+    replay_done(&x);
+}
+
 /* Fig. 2: GPU0 executes A, B and C, GPU1 B, GPU2 C, GPU3 D (and E), and all
  * four are suspended.  The state has several cycles (e.g. C2 -> C3 -> D3 ->
  * D2 -> C2), so the trace orders the syncs to make GPU3's the event that
@@ -526,6 +553,7 @@ int dl_register_trace_tests(void)
         {"Fig. 1(d): deadlock at the second sync", test_fig1d_sync},
         {"Fig. 1(d) without syncs completes", test_fig1d_without_syncs_completes},
         {"syncs rejected in a model without", test_fig1d_syncs_rejected_without_model},
+        {"sync after the last collective", test_sync_after_last_collective},
         {"Fig. 2: four-GPU cycle", test_fig2_ring},
         {"fixtures match configs/examples", test_fixtures_match_configs},
         {"consistent order completes", test_consistent_completes},

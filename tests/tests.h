@@ -16,6 +16,8 @@ int dl_register_montecarlo_tests(void);
 int dl_register_trace_tests(void);
 int dl_register_fast_tests(void);
 int dl_register_reference_tests(void);
+int dl_register_andor_tests(void);
+int dl_register_matching_tests(void);
 
 /* A random small layout (tests/layouts.c): 2..max_gpus GPUs (<= 8), 1-5
  * groups, 1..max_colls collectives each, either planned order. */

@@ -1,4 +1,4 @@
-/* model.c: the table of models. */
+/* model.c: the table of models, and which rules serve K slots. */
 #include "model.h"
 
 #include <string.h>
@@ -12,4 +12,9 @@ const dl_model *dl_model_find(const char *name)
             (dl_models[i]->legacy && !strcmp(name, dl_models[i]->legacy)))
             return dl_models[i];
     return 0;
+}
+
+const dl_rules *dl_rules_for(int slots)
+{
+    return slots == 0 ? &dl_rules_unlimited : slots == 1 ? &dl_rules_one_slot : &dl_rules_k_slots;
 }
