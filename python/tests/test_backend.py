@@ -257,7 +257,7 @@ if __name__ == "__main__":
             fn()
             passed += 1
             print(f"{name}: passed", flush=True)
-        except Skip as e:
+        except (Skip, *((pytest.skip.Exception,) if pytest else ())) as e:
             skipped += 1
             print(f"{name}: skipped ({e})", flush=True)
         except BaseException as e:  # noqa: BLE001
