@@ -124,15 +124,21 @@ pcclResult_t pcclRunAfter(pcclComm_t c, int id, const void *sendbuff, void *recv
     return run_after(c, "pcclRunAfter", id, sendbuff, recvbuff, stream, ticket);
 }
 
+/* An issued ticket of a registered collective (mu held); fn names the call. */
+static pcclResult_t ticket_check_locked(pcclComm_t c, const char *fn, int id, uint64_t ticket)
+{
+    if (id < 0 || id >= c->ncolls)
+        return pccl_err(c, pcclInvalidArgument, "%s: collId %d not registered (have %d)", fn, id, c->ncolls);
+    if (ticket < 1 || ticket > c->colls[id].issued)
+        return pccl_err(c, pcclInvalidArgument, "%s: ticket %llu of collId %d was not issued (issued: %llu)", fn,
+                        (unsigned long long)ticket, id, (unsigned long long)c->colls[id].issued);
+    return pcclSuccess;
+}
+
 static pcclResult_t wait_run(pcclComm_t c, const char *fn, int id, uint64_t ticket, void *stream)
 {
     pthread_mutex_lock(&c->mu);
-    pcclResult_t r = pcclSuccess;
-    if (id < 0 || id >= c->ncolls)
-        r = pccl_err(c, pcclInvalidArgument, "%s: collId %d not registered (have %d)", fn, id, c->ncolls);
-    else if (ticket < 1 || ticket > c->colls[id].issued)
-        r = pccl_err(c, pcclInvalidArgument, "%s: ticket %llu of collId %d was not issued (issued: %llu)", fn,
-                     (unsigned long long)ticket, id, (unsigned long long)c->colls[id].issued);
+    pcclResult_t r = ticket_check_locked(c, fn, id, ticket);
     if (!r) r = c->be->stream_check(c, stream);
     if (!r) r = c->be->stream_wait(c, stream, &c->G.fin[id], ticket);
     pthread_mutex_unlock(&c->mu);
@@ -160,13 +166,8 @@ pcclResult_t pcclTestRun(pcclComm_t c, int id, uint64_t ticket, int *done)
     CHECK_COMM(c, "pcclTestRun");
     if (!done) return pccl_err(c, pcclInvalidArgument, "pcclTestRun: done is NULL");
     pthread_mutex_lock(&c->mu);
-    pcclResult_t r = pcclSuccess;
-    if (id < 0 || id >= c->ncolls)
-        r = pccl_err(c, pcclInvalidArgument, "pcclTestRun: collId %d not registered (have %d)", id, c->ncolls);
-    else if (ticket < 1 || ticket > c->colls[id].issued)
-        r = pccl_err(c, pcclInvalidArgument, "pcclTestRun: ticket %llu of collId %d was not issued",
-                     (unsigned long long)ticket, id);
-    else {
+    pcclResult_t r = ticket_check_locked(c, "pcclTestRun", id, ticket);
+    if (!r) {
         *done = c->colls[id].completions >= ticket;
         if (*done && (c->aborted || c->failed)) r = pcclRemoteError;
     }
@@ -178,13 +179,8 @@ pcclResult_t pcclWaitRun(pcclComm_t c, int id, uint64_t ticket)
 {
     CHECK_COMM(c, "pcclWaitRun");
     pthread_mutex_lock(&c->mu);
-    pcclResult_t r = pcclSuccess;
-    if (id < 0 || id >= c->ncolls)
-        r = pccl_err(c, pcclInvalidArgument, "pcclWaitRun: collId %d not registered (have %d)", id, c->ncolls);
-    else if (ticket < 1 || ticket > c->colls[id].issued)
-        r = pccl_err(c, pcclInvalidArgument, "pcclWaitRun: ticket %llu of collId %d was not issued",
-                     (unsigned long long)ticket, id);
-    else {
+    pcclResult_t r = ticket_check_locked(c, "pcclWaitRun", id, ticket);
+    if (!r) {
         while (c->colls[id].completions < ticket && !c->aborted && !c->failed) pthread_cond_wait(&c->cv, &c->mu);
         if (c->aborted || c->failed) r = pcclRemoteError;
     }

@@ -311,20 +311,6 @@ int dl_round_invoke(dl_round *R, int gpu, int coll)
     return invoke_at(R, gpu, k);
 }
 
-int dl_round_can_act(const dl_round *R, int gpu, char *err, size_t errlen)
-{
-    if (gpu < 0 || gpu >= R->L->ngpus)
-        return dl_fail(err, errlen, "GPU %d does not exist (the layout has GPUs 0..%d)", gpu,
-                       R->L->ngpus - 1);
-    if (R->status == DL_DEADLOCK)
-        return dl_fail(err, errlen, "the round is already deadlocked");
-    if (R->suspended[gpu])
-        return dl_fail(err, errlen, "GPU %d is suspended by a sync and cannot act", gpu);
-    if (R->rem_len[gpu] == 0)
-        return dl_fail(err, errlen, "GPU %d has invoked all its collectives", gpu);
-    return 0;
-}
-
 /* A sync needs no collective: a GPU may sync at any point of its plan, also
  * after its last invocation (real programs synchronize at the end of every
  * iteration); on an empty FIFO it does nothing. */
@@ -339,6 +325,17 @@ int dl_round_can_sync(const dl_round *R, int gpu, char *err, size_t errlen)
         return dl_fail(err, errlen, "GPU %d is suspended by a sync and cannot act", gpu);
     return 0;
 }
+
+/* Acting is what a sync may do, with a collective left to invoke. */
+int dl_round_can_act(const dl_round *R, int gpu, char *err, size_t errlen)
+{
+    if (dl_round_can_sync(R, gpu, err, errlen))
+        return -1;
+    if (R->rem_len[gpu] == 0)
+        return dl_fail(err, errlen, "GPU %d has invoked all its collectives", gpu);
+    return 0;
+}
+
 
 int dl_round_can_invoke(const dl_round *R, int gpu, int coll, char *err, size_t errlen)
 {
