@@ -36,7 +36,6 @@
  * afterwards).  Handles destroyed by earlier episodes are used again as dead
  * handles, unless the allocator gave the address to a live one.
  */
-#include <dirent.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -971,35 +970,18 @@ static void ep_race1(uint64_t seed)
 
 /* ---- episode "cbdown": destroy or abort from a callback ---------------------- */
 
-static int thread_count(void)
-{
-    DIR *d = opendir("/proc/self/task");
-    if (!d) return -1;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (e->d_name[0] != '.') n++;
-    closedir(d);
-    return n;
-}
-
 /* The deferred teardowns end their poller threads: wait for the count. */
 static void threads_back(int base, const char *what)
 {
     if (base < 0) return;
-    double t0 = ck_now();
-    int now = thread_count();
-    while (now > base && ck_now() - t0 < 10) {
-        ck_sleep_ms(2);
-        now = thread_count();
-    }
+    int now = pt_threads_settle(base);
     if (now > base) fz_fail("%s: %d threads left over 10 s after the teardown (had %d before)", what, now, base);
 }
 
 static void ep_cbdown(uint64_t seed)
 {
     uint64_t s = seed;
-    int blocks, base = thread_count();
+    int blocks, base = pt_thread_count();
     pcclConfig_t cfg = fz_config(&s, &blocks);
     int n = 1 + rnd(&s, 3);
     pcclComm_t c[3];

@@ -1,6 +1,7 @@
 /* harness.c: see harness.h. */
 #include "harness.h"
 
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,4 +216,27 @@ int pt_boot_unlink(const pcclUniqueId *id)
     char p[128];
     pt_boot_path(id, p, sizeof p);
     return unlink(p) == 0;
+}
+
+int pt_thread_count(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.') n++;
+    closedir(d);
+    return n;
+}
+
+int pt_threads_settle(int base)
+{
+    double t0 = ck_now();
+    int now = pt_thread_count();
+    while (now > base && ck_now() - t0 < 10) {
+        ck_sleep_ms(2);
+        now = pt_thread_count();
+    }
+    return now;
 }

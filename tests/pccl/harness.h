@@ -136,4 +136,10 @@ void pt_rand_defaults(pt_rand_opts *o, const char *name, int G, int iters);
  * every rank; fills *st for further assertions. */
 int pt_random_order(const pt_rand_opts *o, pt_rand_stats *st);
 
+/* The process's threads (/proc/self/task), to see pollers and daemon
+ * threads end; -1 if unreadable.  pt_threads_settle waits up to 10 s for
+ * the count to fall to base and returns the count then. */
+int pt_thread_count(void);
+int pt_threads_settle(int base);
+
 #endif

@@ -1,7 +1,6 @@
 /* Regressions: bugs this suite found in lib/, one minimal reproducer each
  * (KB1-KB9 below say what was wrong and how it was fixed); they must stay
  * fixed.  Races show under the TSan build. */
-#include <dirent.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
@@ -192,28 +191,9 @@ static void test_boot_file_left(void)
     pt_end();
 }
 
-/* The process's threads (/proc/self/task), to see pollers and daemon
- * threads end. */
-static int thread_count(void)
-{
-    DIR *d = opendir("/proc/self/task");
-    if (!d) return -1;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (e->d_name[0] != '.') n++;
-    closedir(d);
-    return n;
-}
-
 static void threads_back_to(int base, const char *what)
 {
-    double t0 = ck_now();
-    int now = thread_count();
-    while (now > base && ck_now() - t0 < 10) {
-        ck_sleep_ms(2);
-        now = thread_count();
-    }
+    int now = pt_threads_settle(base);
     PT_CHECK(now <= base, "%s: %d threads 10 s after the teardown, %d before the communicators", what, now, base);
 }
 
@@ -259,7 +239,7 @@ static void test_teardown_from_callback(void)
     if (!enabled("KB5 pcclCommDestroy/pcclCommAbort from a callback: hang, use-after-free")) return;
     pt_begin("KB5", 60);
     for (int how = 1; how <= 2; how++) {
-        int base = thread_count();
+        int base = pt_thread_count();
         pcclComm_t c[2];
         pcclConfig_t cfg = pt_config(1, -1);
         if (pt_init(c, 2, &cfg)) break;
