@@ -259,6 +259,13 @@ static pcclResult_t init_multiprocess(pcclComm_t *comm, int nranks, int rank, in
 pcclResult_t pcclCommInitRankConfig(pcclComm_t *comm, int nranks, pcclUniqueId id, int rank,
                                     const pcclConfig_t *cfg)
 {
+    return pccl_init_rank(comm, nranks, id, rank, -1, cfg);
+}
+
+/* dev < 0: rank r's device is r, or the r-th of PCCL_DEVICE_OF_RANK. */
+pcclResult_t pccl_init_rank(pcclComm_t *comm, int nranks, pcclUniqueId id, int rank, int dev,
+                            const pcclConfig_t *cfg)
+{
     if (!comm) return pccl_err(NULL, pcclInvalidArgument, "pcclCommInitRank: comm is NULL");
     if (nranks < 1 || nranks > PCCL_MAX_RANKS)
         return pccl_err(NULL, pcclInvalidArgument, "pcclCommInitRank: nranks %d not in [1, %d]", nranks,
@@ -267,9 +274,10 @@ pcclResult_t pcclCommInitRankConfig(pcclComm_t *comm, int nranks, pcclUniqueId i
         return pccl_err(NULL, pcclInvalidArgument, "pcclCommInitRank: rank %d not in [0, %d)", rank, nranks);
     if (memcmp(id.internal, id_magic, sizeof id_magic))
         return pccl_err(NULL, pcclInvalidArgument, "pcclCommInitRank: commId was not made by pcclGetUniqueId");
-    int dev = rank;
+    int given = dev >= 0;
+    if (!given) dev = rank;
     const char *dor = getenv("PCCL_DEVICE_OF_RANK"); /* optional "d0,d1,...": rank r uses device d_r */
-    if (dor) {
+    if (dor && !given) {
         const char *p = dor;
         for (int i = 0; i < rank && p; i++) { p = strchr(p, ','); if (p) p++; }
         if (p) dev = atoi(p);

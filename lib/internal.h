@@ -169,6 +169,10 @@ void pccl_health_check(pcclComm_t c, uint64_t now);
 void pccl_fail_locked(pcclComm_t c, uint64_t mask, const char *why);
 /* Removes every rank's published arena name (init failed, or a peer did). */
 void pccl_forget_arenas(pcclComm_t c);
+/* pcclCommInitRankConfig on device dev (< 0: the rank's, comm.c); shrink
+ * keeps each survivor on its device. */
+pcclResult_t pccl_init_rank(pcclComm_t *comm, int nranks, pcclUniqueId id, int rank, int dev,
+                            const pcclConfig_t *cfg);
 
 /* Knobs (knobs.c).  pccl_pick_backend: PCCL_BACKEND_*, or -2 for a bad
  * environment value.  pccl_resolve_knobs fills c->G.k and the host-side

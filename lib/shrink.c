@@ -43,5 +43,6 @@ pcclResult_t pcclCommShrink(pcclComm_t c, const int *excludeRanks, int excludeCo
     int below = 0;
     for (int r = 0; r < c->rank; r++) below += (int)(mask >> r & 1);
     *newcomm = NULL;
-    return pcclCommInitRankConfig(newcomm, c->nranks - excludeCount, id, c->rank - below, config);
+    /* each survivor keeps its device: its new rank need not name it */
+    return pccl_init_rank(newcomm, c->nranks - excludeCount, id, c->rank - below, c->dev, config);
 }
