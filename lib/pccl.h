@@ -119,11 +119,15 @@ typedef struct {
                                                    slices; 0: never */
     long sliceGapUs;      /* PCCL_SLICE_GAP_US     the GPU stays free this long after a slice
                                                    before the relaunch (a waiting call's chance) */
+    int traceLat;         /* PCCL_TRACE_LAT        1: stamp each invocation's hops; destroy prints the
+                                                   medians per collective shape to stderr */
+    long waitSpinUs;      /* PCCL_WAIT_SPIN_US     pcclWait/pcclWaitRun spin this long on the completion
+                                                   queue (draining it themselves) before they sleep */
 } pcclConfig_t;
 
 #define PCCL_CONFIG_INITIALIZER {                                                   \
     sizeof(pcclConfig_t), PCCL_BACKEND_DEFAULT, -1, -1, -1L, -1, -1L, -1L, -1L, -1, \
-    -1L, -1L, PCCL_ORDER_DEFAULT, -1, -1L, -1, -1, -1L, -1, -1, -1, -1L, -1L, -1L }
+    -1L, -1L, PCCL_ORDER_DEFAULT, -1, -1L, -1, -1, -1L, -1, -1, -1, -1L, -1L, -1L, -1, -1L }
 
 typedef struct {
     uint64_t completed;    /* invocations completed                          */
