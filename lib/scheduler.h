@@ -377,8 +377,13 @@ PCCL_FN void pccl_complete(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
     if (G->k.profile) S->st.ns_life += now - S->act.t_fetch;
     for (int i = S->pos; i + 1 < S->tq_len; i++) S->tq[i] = S->tq[i + 1];
     S->tq_len--;
-    if (pccl_add_gpu(&G->done[S->cur], 1) + 1 < (uint64_t)G->colls[S->cur].used) return;
-    G->done[S->cur] = 0; /* no block touches it again before the next invocation */
+    /* A collective on one block (every small one) needs no count: an
+     * atomic round trip less on its critical path. */
+    uint32_t used = G->colls[S->cur].used;
+    if (used > 1) {
+        if (pccl_add_gpu(&G->done[S->cur], 1) + 1 < (uint64_t)used) return;
+        G->done[S->cur] = 0; /* no block touches it again before the next invocation */
+    }
     uint64_t t = pccl_add_gpu(G->cq_ticket, 1);
     if (G->k.trace) { /* PCCL_TRACE_LAT (lib/trace.c): read by the poller after the CQ entry */
         pccl_st_rlx(&G->tstamp[2 * (size_t)S->cur], S->act.t_fetch);
