@@ -99,6 +99,7 @@ static int drain(pcclComm_t c, int own)
             continue;
         }
         pccl_trace_seen_locked(c, id, own);
+        c->cq_seen_ns = pccl_now_ns();
         pccl_finish(c, id, pcclSuccess);
     }
 }
@@ -150,10 +151,20 @@ int pccl_wait_spin_locked(pcclComm_t c, uint64_t until)
  * the driver call that waits for the daemon to end (a module load,
  * cudaFree) holds the context lock, so this launch queues behind it
  * (tests/gpu/pccl_share.cu measures it). */
+/* The daemon posted a completion less than POLL_QUERY_NS ago and its slice
+ * did not end it: it runs (it quits for idleness only PCCL_QUIT_US after
+ * its last progress), no stream query needed.  While completions stream,
+ * a query after each (driver time) held up the next; should it have ended
+ * after all, completions stop, and the query comes POLL_QUERY_NS later. */
+static int answered_lately(pcclComm_t c, uint64_t now)
+{
+    return c->was_running && now - c->cq_seen_ns < POLL_QUERY_NS && !pccl_ld_acq32(&c->G.hdr->sliced);
+}
+
 static void maybe_launch(pcclComm_t c, uint64_t now)
 {
     if (c->stopping == 2 || c->aborted || c->failed) return;
-    if (c->be->running(c)) {
+    if (answered_lately(c, now) || c->be->running(c)) {
         c->was_running = 1;
         c->running_seen_ns = now;
         return;
