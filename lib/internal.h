@@ -92,6 +92,7 @@ struct pcclComm {
     uint64_t wait_spin_ns, poll_spin_ns;
     uint64_t wakes;             /* broadcasts of cv, ever: a spinning waiter looks then (atomic) */
     uint64_t cq_seen_ns;        /* when a completion was last drained (poller.c, answered_lately) */
+    int spinners;               /* waiters spinning on the CQ now: the poller leaves them the first look */
     struct pccl_trace *trace;   /* PCCL_TRACE_LAT=1 (trace.c), else NULL */
 };
 

@@ -9,8 +9,9 @@
 #include "internal.h"
 
 /* The poller's pace.  While an invocation is in flight and something
- * happened (a submission, a completion) within poll_hot_ns, it only yields
- * between polls: a completion is seen within a microsecond or two, where a
+ * happened (a submission, a completion) within poll_hot_ns, it spins on the
+ * CQ without the lock (poll_spin_ns at a time, then a yield; waiters spin
+ * and drain too, run.c): a completion is seen within a microsecond, where a
  * sleep would cost tens (nanosleep's timer slack alone is 50 us).  Otherwise
  * it sleeps on poll_cv, which pcclRun signals, so an invocation after a quiet
  * spell is seen at once too; the sleep grows from 20 us (a collective still
@@ -132,7 +133,9 @@ static void spin_cq(pcclComm_t c, uint64_t until)
 int pccl_wait_spin_locked(pcclComm_t c, uint64_t until)
 {
     if (pccl_now_ns() >= until) return 0;
+    __atomic_store_n(&c->spinners, c->spinners + 1, __ATOMIC_RELAXED);
     spin_cq(c, until);
+    __atomic_store_n(&c->spinners, c->spinners - 1, __ATOMIC_RELAXED);
     if (!pccl_drain_own_locked(c) && pccl_cq_pending(c)) {
         /* a callback's entry first: the poller's turn */
         pthread_cond_signal(&c->poll_cv);
@@ -143,6 +146,17 @@ int pccl_wait_spin_locked(pcclComm_t c, uint64_t until)
     return 1;
 }
 
+/* The daemon posted a completion less than POLL_QUERY_NS (or PCCL_QUIT_US,
+ * if less) ago and its slice did not end it: it runs (it quits for idleness
+ * only PCCL_QUIT_US after its last progress), no stream query needed.  While completions stream,
+ * a query after each (driver time) held up the next; should it have ended
+ * after all, completions stop, and the query comes POLL_QUERY_NS later. */
+static int answered_lately(pcclComm_t c, uint64_t now)
+{
+    uint64_t window = c->G.k.quit_ns < POLL_QUERY_NS ? (uint64_t)c->G.k.quit_ns : POLL_QUERY_NS;
+    return c->was_running && now - c->cq_seen_ns < window && !pccl_ld_acq32(&c->G.hdr->sliced);
+}
+
 /* Restart policy, with mu held: a quit daemon with work left is relaunched at
  * once when new requests came since its launch (or a stream invocation's
  * gate opened, or its time slice ended it while work progressed), else
@@ -151,16 +165,6 @@ int pccl_wait_spin_locked(pcclComm_t c, uint64_t until)
  * the driver call that waits for the daemon to end (a module load,
  * cudaFree) holds the context lock, so this launch queues behind it
  * (tests/gpu/pccl_share.cu measures it). */
-/* The daemon posted a completion less than POLL_QUERY_NS ago and its slice
- * did not end it: it runs (it quits for idleness only PCCL_QUIT_US after
- * its last progress), no stream query needed.  While completions stream,
- * a query after each (driver time) held up the next; should it have ended
- * after all, completions stop, and the query comes POLL_QUERY_NS later. */
-static int answered_lately(pcclComm_t c, uint64_t now)
-{
-    return c->was_running && now - c->cq_seen_ns < POLL_QUERY_NS && !pccl_ld_acq32(&c->G.hdr->sliced);
-}
-
 static void maybe_launch(pcclComm_t c, uint64_t now)
 {
     if (c->stopping == 2 || c->aborted || c->failed) return;
@@ -197,6 +201,23 @@ static void poller_sleep(pcclComm_t c, int64_t ns)
 
 int pccl_on_poller(pcclComm_t c) { return pthread_equal(c->poller, pthread_self()); }
 
+/* A waiter spinning on the CQ drains a completion without a callback
+ * itself and returns at once; drained here, the waiter would wait for this
+ * thread to let go of the lock (it goes on to its stream query, its health
+ * checks).  So with a waiter spinning, a new entry is left to it for up to
+ * WAITERS_FIRST_NS (an entry with a callback it leaves here, at once). */
+#define WAITERS_FIRST_NS 2000
+static void waiters_first(pcclComm_t c)
+{
+    if (!c->spinners || !pccl_cq_pending(c)) return;
+    uint64_t head = c->cq_head, until = pccl_now_ns() + WAITERS_FIRST_NS;
+    pthread_mutex_unlock(&c->mu);
+    while (__atomic_load_n(&c->cq_head, __ATOMIC_RELAXED) == head && __atomic_load_n(&c->spinners, __ATOMIC_RELAXED) &&
+           pccl_now_ns() < until)
+        spin_pause(c);
+    pthread_mutex_lock(&c->mu);
+}
+
 /* A destroy from one of c's callbacks (comm.c) completes what is in flight
  * here, on the poller thread, as the poller would: callbacks run nested. */
 void pccl_poll_idle_locked(pcclComm_t c)
@@ -221,6 +242,7 @@ void *pccl_poller_main(void *arg)
     pthread_mutex_lock(&c->mu);
     c->backoff_ns = c->relaunch_ns;
     while (c->stopping != 2) {
+        waiters_first(c);
         int n = pccl_drain(c);
         uint64_t now = pccl_now_ns();
         if (c->boot) pccl_boot_beat(c->boot); /* peers see this rank alive (health.c) */

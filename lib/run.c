@@ -74,8 +74,8 @@ pcclResult_t pccl_submit_locked(pcclComm_t c, int id, const void *sendbuff, void
 
 pcclResult_t pcclRun(pcclComm_t c, int id, const void *sendbuff, void *recvbuff, pcclCallback_t cb, void *arg)
 {
+    uint64_t t0 = pccl_now_ns(); /* PCCL_TRACE_LAT's "run" counts the handle's check too (20 ns) */
     CHECK_COMM(c, "pcclRun");
-    uint64_t t0 = c->trace ? pccl_now_ns() : 0;
     pthread_mutex_lock(&c->mu);
     pcclResult_t r = pccl_run_check_locked(c, "pcclRun", id, sendbuff, recvbuff);
     if (!r && (c->colls[id].inflight || c->colls[id].npend))

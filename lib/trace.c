@@ -6,7 +6,7 @@
  * the GPU's globaltimer, the host backend's monotonic clock) at the SQ read
  * and at completion, stored by the completing block next to the CQ entry
  * (scheduler.h, pccl_complete).  Each completion is one record; destroy
- * prints the medians per collective shape to stderr.
+ * prints the medians per collective shape and consumer to stderr.
  *
  * The two clocks are not one: on the GPU, sq->fetch and cq->seen compare the
  * host's CLOCK_REALTIME with the globaltimer, which the driver keeps near it
@@ -29,8 +29,11 @@ static const char *const tr_name[TR_N] = {"run",        "sq->fetch", "daemon", "
 
 typedef struct {
     int32_t id;
+    int32_t via;    /* who saw it complete: TR_VIA_* */
     float us[TR_N]; /* NAN: not measured for this invocation */
 } tr_rec;
+enum { TR_VIA_NONE, TR_VIA_CB, TR_VIA_WAIT, TR_VIAS };
+static const char *const tr_via[TR_VIAS] = {"neither", "callback", "pcclWait"};
 
 struct pccl_trace {
     tr_rec *rec;
@@ -76,6 +79,7 @@ void pccl_trace_seen_locked(pcclComm_t c, int id, int waiter)
     tr_rec *r = &c->trace->rec[c->trace->n % TR_CAP];
     h->tr_rec = (int64_t)(c->trace->n++ % TR_CAP);
     r->id = id;
+    r->via = TR_VIA_NONE;
     for (int i = 0; i < TR_N; i++) r->us[i] = NAN;
     r->us[TR_RUN] = us((int64_t)(h->tr_ret - h->tr_call));
     r->us[TR_SQ_FETCH] = us((int64_t)(fetch - h->tr_sq_clk));
@@ -98,6 +102,7 @@ void pccl_trace_consumed_locked(pcclComm_t c, int id, int wake)
     uint64_t now = pccl_now_ns();
     if (r->id != id || !isnan(r->us[wake ? TR_SEEN_WAKE : TR_SEEN_CB])) return;
     r->us[wake ? TR_SEEN_WAKE : TR_SEEN_CB] = us((int64_t)(now - h->tr_seen));
+    if (r->via == TR_VIA_NONE) r->via = wake ? TR_VIA_WAIT : TR_VIA_CB;
     if (isnan(r->us[TR_TOTAL])) r->us[TR_TOTAL] = us((int64_t)(now - h->tr_sq)) + r->us[TR_RUN];
     if (wake) h->tr_rec = -1;
 }
@@ -114,9 +119,17 @@ static const char *coll_name(int type)
     return type >= 0 && type < 5 ? n[type] : "?";
 }
 
+/* Does record r belong to the shape of collective h, seen by via? */
+static int tr_match(pcclComm_t c, const tr_rec *r, const pccl_hcoll *h, int via)
+{
+    const pccl_hcoll *o = &c->colls[r->id];
+    return r->via == via && o->dev.type == h->dev.type && o->in_bytes == h->in_bytes;
+}
+
 /* One line per collective shape (type and bytes; pccl-perf's copies of a
- * size are one shape): the invocations, then each hop's median in us and
- * how many invocations had it. */
+ * size are one shape) and consumer (a callback, pcclWait: pccl-perf's
+ * back-to-back and round-trip timings): the invocations, then each hop's
+ * median in us and how many invocations had it. */
 void pccl_trace_report(pcclComm_t c, FILE *f)
 {
     if (!c->trace || !c->trace->n) return;
@@ -127,34 +140,32 @@ void pccl_trace_report(pcclComm_t c, FILE *f)
     for (int id = 0; id < c->ncolls; id++) {
         if (seen[id]) continue;
         const pccl_hcoll *h = &c->colls[id];
-        uint64_t cnt = 0;
-        for (uint64_t i = 0; i < n; i++) {
-            const pccl_hcoll *o = &c->colls[c->trace->rec[i].id];
-            cnt += o->dev.type == h->dev.type && o->in_bytes == h->in_bytes;
-        }
         for (int j = id; j < c->ncolls; j++)
             if (c->colls[j].dev.type == h->dev.type && c->colls[j].in_bytes == h->in_bytes) seen[j] = 1;
-        if (!cnt) continue;
-        fprintf(f, "pccl-trace rank %d: %s %zu B: %llu invocations; median us (count):", c->rank,
-                coll_name(h->dev.type), h->in_bytes, (unsigned long long)cnt);
-        for (int k = 0; k < TR_N; k++) {
-            uint64_t m = 0;
-            for (uint64_t i = 0; i < n; i++) {
-                const tr_rec *r = &c->trace->rec[i];
-                const pccl_hcoll *o = &c->colls[r->id];
-                if (o->dev.type == h->dev.type && o->in_bytes == h->in_bytes && !isnan(r->us[k])) v[m++] = r->us[k];
+        for (int via = 0; via < TR_VIAS; via++) {
+            uint64_t cnt = 0;
+            for (uint64_t i = 0; i < n; i++) cnt += tr_match(c, &c->trace->rec[i], h, via);
+            if (!cnt) continue;
+            fprintf(f, "pccl-trace rank %d: %s %zu B via %s: %llu invocations; median us (count):", c->rank,
+                    coll_name(h->dev.type), h->in_bytes, tr_via[via], (unsigned long long)cnt);
+            for (int k = 0; k < TR_N; k++) {
+                uint64_t m = 0;
+                for (uint64_t i = 0; i < n; i++) {
+                    const tr_rec *r = &c->trace->rec[i];
+                    if (tr_match(c, r, h, via) && !isnan(r->us[k])) v[m++] = r->us[k];
+                }
+                if (!m) continue;
+                qsort(v, m, sizeof *v, cmp_float);
+                if (k == TR_BY_WAITER) {
+                    double s = 0;
+                    for (uint64_t i = 0; i < m; i++) s += v[i];
+                    fprintf(f, " %s %.2f", tr_name[k], s / (double)m); /* a fraction, not a time */
+                } else {
+                    fprintf(f, " %s %.2f (%llu)", tr_name[k], v[m / 2], (unsigned long long)m);
+                }
             }
-            if (!m) continue;
-            qsort(v, m, sizeof *v, cmp_float);
-            if (k == TR_BY_WAITER) {
-                double s = 0;
-                for (uint64_t i = 0; i < m; i++) s += v[i];
-                fprintf(f, " %s %.2f", tr_name[k], s / (double)m); /* a fraction, not a time */
-            } else {
-                fprintf(f, " %s %.2f (%llu)", tr_name[k], v[m / 2], (unsigned long long)m);
-            }
+            fputc('\n', f);
         }
-        fputc('\n', f);
     }
     fflush(f);
     free(v);
