@@ -129,6 +129,14 @@ PCCL_FN int pccl_fetch(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
         pccl_enqueue(S, G, id);
         S->sq_head++;
         n++;
+        /* Block 0 reads the host's SQ across PCIe: a look that finds the
+         * next entry not there yet costs a round trip (about 1 us), and the
+         * invocation just fetched would wait for it.  In FIFO order the
+         * entries left run in the order they come anyway: the next pass
+         * fetches them.  (With priorities, all that are there are fetched
+         * first, so the highest of them runs first; chaos keeps its
+         * choice among all.) */
+        if (b == 0 && G->k.order == 0 && !G->k.chaos) break;
     }
     return n;
 }
