@@ -238,7 +238,13 @@ typedef struct {
      * out while work progressed (pccl_end); the host clears it before each
      * launch and relaunches at once when it is set (poller.c) */
     uint32_t sliced;
-    uint32_t pad[30];
+    /* host -> daemon: a stream waits for an invocation of this GPU's that is
+     * not complete (lib/stream.c): the launch stays (pccl_may_quit) */
+    uint32_t hold;
+    /* daemon blocks: one of them decided to end this launch, and the others
+     * follow even while held; the host clears it before each launch */
+    uint32_t quitting;
+    uint32_t pad[28];
     /* followed, in the same allocation, by: */
     /* uint64_t cq[depth]; uint64_t sq[depth]; pccl_args args[max_colls];
        pccl_blk_stats stats[blocks] */

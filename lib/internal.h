@@ -26,6 +26,7 @@ typedef struct {
     void *cb_arg;
     uint64_t completions;
     uint64_t issued;          /* invocations issued, ever: the daemon's count too (ctx.inv) */
+    uint64_t waited;          /* the latest ticket a stream waits for (pcclStreamWaitRun) */
     /* Stream-ordered invocations issued while one is in flight (stream.c):
      * submitted in order as each completes; their gates are already on
      * their streams. */
@@ -70,6 +71,7 @@ struct pcclComm {
     int deferred;               /* destroyed or aborted from its own callback (comm.c) */
     struct pccl_gwatch *gwatch; /* stream.c: gated invocations in flight, their gates watched */
     int ngwatch;
+    int nheld;                  /* stream.c: collectives a stream waits for, not complete (hdr->hold) */
     pthread_t poller;
     int poller_started;
     char err[512];
@@ -225,6 +227,7 @@ void pccl_stream_next_locked(pcclComm_t c, int id);
  * invocation in flight opened since it was last looked at. */
 int pccl_stream_gate_opened_locked(pcclComm_t c);
 void pccl_stream_release(pcclComm_t c);
+void pccl_hold_release_locked(pcclComm_t c);
 /* Value set by pccl_stream_release: >= every ticket under CUDA's cyclic
  * comparison. */
 #define PCCL_FIN_RELEASED (1ull << 62)

@@ -158,6 +158,23 @@ PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
  * at its next decision (a step boundary), saves the active collective as a
  * preemption does, and quits with its task queue saved; the poller relaunches
  * at once (poller.c), and the waiting call gets the GPU in between. */
+/* Whether a block may end this launch.  While a stream waits for one of
+ * this GPU's collectives (hdr->hold), an implicit synchronization of the
+ * process (a lazy module load, cudaFree) cannot return before that
+ * collective completes, and the module load holds the context lock that a
+ * relaunch needs: a daemon that quit then would never be back, and the
+ * process would hang.  So a held launch stays, and gives the waiting call
+ * nothing to wait for that it could not wait for anyway.  Once one block has
+ * decided to end the launch (no hold when it looked), every block follows
+ * at its next decision, so that none waits for another's share. */
+PCCL_FN int pccl_may_quit(const pccl_gpu *G)
+{
+    if (pccl_ld_acq32(&G->hdr->quitting)) return 1;
+    if (pccl_ld_acq32(&G->hdr->hold)) return 0;
+    pccl_st_rel32(&G->hdr->quitting, 1);
+    return 1;
+}
+
 PCCL_FN int pccl_cut(pccl_blk *S, const pccl_gpu *G, uint64_t now)
 {
     uint64_t t = now - S->t_begin;
@@ -166,8 +183,10 @@ PCCL_FN int pccl_cut(pccl_blk *S, const pccl_gpu *G, uint64_t now)
      * meet.  (Cut after 100 us, two ranks' launches seldom overlapped, and
      * opposite orders stalled: tests/pccl/test_share.c.) */
     if (!S->cut && G->k.slice_ns && t >= (uint64_t)G->k.slice_ns &&
-        (t >= (uint64_t)G->k.quit_ns || pccl_ld_gpu(G->progress) != S->progress0))
-        S->cut = 1;
+        (t >= (uint64_t)G->k.quit_ns || pccl_ld_gpu(G->progress) != S->progress0)) {
+        if (pccl_may_quit(G)) S->cut = 1;
+        else S->t_begin = now; /* held: a new slice, and the next look at the hold a slice later */
+    }
     return S->cut;
 }
 
@@ -209,7 +228,12 @@ PCCL_FN void pccl_plan(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
     if (got || S->progressed || p != S->seen_progress) S->t_progress = now;
     S->seen_progress = p;
     S->progressed = 0;
-    S->cmd = (!got && now - S->t_progress > (uint64_t)G->k.quit_ns) ? PCCL_CMD_QUIT : PCCL_CMD_RUN;
+    int idle = !got && now - S->t_progress > (uint64_t)G->k.quit_ns;
+    if (idle && !pccl_may_quit(G)) { /* held: idle again quit_ns later, and a look at the hold then */
+        S->t_progress = now;
+        idle = 0;
+    }
+    S->cmd = idle ? PCCL_CMD_QUIT : PCCL_CMD_RUN;
 }
 
 /* Picks the collective at the current position and loads its context into
