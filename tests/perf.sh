@@ -261,4 +261,17 @@ expect "scripts/perf bad --overlap-blocks" 2 "--overlap-blocks 4,x: expected a l
 expect "scripts/perf --nccl-tests with --host" 2 "--nccl-tests: not with --host" -- scripts/perf --host --nccl-tests "$tmp"
 expect "scripts/perf-vs-nccl-tests --help" 0 "--compare DIR" -- scripts/perf-vs-nccl-tests --help
 
+# ---- scripts/train-plot: the table from train_order.py CSVs (results/stream-gpu) -----------------
+tp=scripts/train-plot
+if command -v gnuplot >/dev/null; then
+  expect "train-plot: table row (first, last loss, median step)" 0 "\| pccl \| 40 \| 5.6367 \| 4.3802 \| 7.38 \|" -- \
+    $tp "$tmp/loss.png" pccl=results/stream-gpu/run3/loss-pccl-consistent.csv nccl=results/stream-gpu/run3/loss-nccl-consistent.csv
+  check "train-plot: wrote the figure" test -s "$tmp/loss.png"
+fi
+printf 'step,loss\n0,1\n' >"$tmp/notrain.csv"
+expect "train-plot: not LABEL=FILE" 2 "'x.csv' is not LABEL=FILE.csv" -- $tp "$tmp/l.png" x.csv
+expect "train-plot: not a train_order.py CSV" 2 "notrain.csv:1: not a train_order.py CSV" -- $tp "$tmp/l.png" a="$tmp/notrain.csv"
+expect "train-plot: missing file" 2 "nope.csv: cannot read" -- $tp "$tmp/l.png" a="$tmp/nope.csv"
+expect "train-plot --help" 0 "LABEL=FILE.csv" -- $tp --help
+
 finish
