@@ -123,6 +123,9 @@ struct pccl_backend {
     pcclResult_t (*stream_write)(pcclComm_t c, void *stream, uint64_t *p, uint64_t v);
     pcclResult_t (*stream_wait)(pcclComm_t c, void *stream, uint64_t *p, uint64_t v);
     pcclResult_t (*set_flags)(pcclComm_t c, uint64_t *p, uint64_t v, size_t n);
+    /* Returns once the daemon launched last has ended (stream.c's hold: a
+     * launch that decided to end is waited for, then replaced). */
+    void (*launch_wait)(pcclComm_t c);
 };
 
 extern const pccl_backend pccl_host_backend;

@@ -161,12 +161,21 @@ static pcclResult_t hold_locked(pcclComm_t c, int id, uint64_t ticket)
     if (h->waited <= h->completions && c->nheld++ == 0) {
         hold_publish_locked(c);
         /* A daemon that quit before the hold (its gate closed, say) comes
-         * back now, before the caller's next CUDA call can be a module load;
-         * while held, a running daemon does not quit, so only the first
+         * back now, before the caller's next CUDA call can be a module load
+         * or a stream synchronization that keeps the poller's relaunch out
+         * (on one H100 a poller sat in cudaStreamQuery while the thread
+         * that waited synchronized: results/stream-gpu/run7).  A launch
+         * whose blocks already decided to end (hdr->quitting: one saw no
+         * hold) ends at their next decision: it is waited for and replaced.
+         * While held, a running daemon does not quit, so only the first
          * hold needs the look. */
-        if (c->stopping == 0 && !c->be->running(c)) {
-            pcclResult_t r = pccl_launch_locked(c);
-            if (r) return r;
+        __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the hold before the look at quitting */
+        if (c->stopping == 0) {
+            if (pccl_ld_acq32(&c->G.hdr->quitting)) c->be->launch_wait(c);
+            if (!c->be->running(c)) {
+                pcclResult_t r = pccl_launch_locked(c);
+                if (r) return r;
+            }
         }
     }
     if (ticket > h->waited) h->waited = ticket;

@@ -287,8 +287,15 @@ static pcclResult_t g_set_flags(pcclComm_t c, uint64_t *p, uint64_t v, size_t n)
     return pcclSuccess;
 }
 
+/* The daemon's stream holds only the daemon's launches. */
+static void g_launch_wait(pcclComm_t c)
+{
+    cudaSetDevice(c->dev);
+    if (cudaStreamSynchronize(((gpu_bk *)c->bk)->stream) != cudaSuccess) cudaGetLastError();
+}
+
 extern "C" const pccl_backend pccl_gpu_backend = {
     "gpu", g_open, g_close, g_export, g_import, g_unimport, g_enable_peer, g_upload,
     g_launch, g_running, g_devsync, g_check_buf, g_alloc, g_free, g_count, NULL,
-    g_stream_check, g_stream_write, g_stream_wait, g_set_flags,
+    g_stream_check, g_stream_write, g_stream_wait, g_set_flags, g_launch_wait,
 };

@@ -291,8 +291,16 @@ static pcclResult_t h_set_flags(pcclComm_t c, uint64_t *p, uint64_t v, size_t n)
     return pcclSuccess;
 }
 
+static void h_launch_wait(pcclComm_t c)
+{
+    host_bk *h = c->bk;
+    pthread_mutex_lock(&h->mu);
+    while (h->remaining > 0) pthread_cond_wait(&h->cv, &h->mu);
+    pthread_mutex_unlock(&h->mu);
+}
+
 const pccl_backend pccl_host_backend = {
     "host", h_open, h_close, h_export, h_import, h_unimport, h_enable_peer, h_upload,
     h_launch, h_running, h_devsync, h_check_buf, h_alloc, h_free, h_count, h_forget,
-    pccl_host_stream_check, pccl_host_stream_write, pccl_host_stream_wait, h_set_flags,
+    pccl_host_stream_check, pccl_host_stream_write, pccl_host_stream_wait, h_set_flags, h_launch_wait,
 };
