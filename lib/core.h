@@ -122,8 +122,17 @@ enum {
     PCCL_IN = 2,      /* operand from the input buffer (reduced if RECV) */
     PCCL_SEND = 4,    /* result into the send connector's next slot     */
     PCCL_OUT = 8,     /* result into the output buffer                  */
-    PCCL_POSTDIV = 16 /* the reduction is complete here: apply avg's /n */
+    PCCL_POSTDIV = 16, /* the reduction is complete here: apply avg's /n */
+    PCCL_LL = 32       /* the step's connectors speak LL (lib/proto_ll.h), not Simple */
 };
+/* Protocols: how a step's data and its readiness travel (pccl_coll.proto,
+ * PCCL_PROTO: lib/tune.c picks one per collective where it is AUTO).  The
+ * same values as pccl.h's, for the code that does not include it. */
+#ifndef PCCL_PROTO_AUTO
+#define PCCL_PROTO_AUTO 0
+#define PCCL_PROTO_SIMPLE 1
+#define PCCL_PROTO_LL 2
+#endif
 #define PCCL_STEP(flags, chunk) ((uint16_t)((flags) | ((chunk) << 8)))
 #define PCCL_STEP_FLAGS(s) ((s) & 0xff)
 #define PCCL_STEP_CHUNK(s) ((s) >> 8)
@@ -138,7 +147,8 @@ typedef struct {
     uint32_t ilv;         /* loops per group, run together step by step (interleave) */
     uint8_t dyn;          /* groups past the first `used` are claimed at run time */
     uint8_t claimer;      /* this rank claims them for every rank (see pccl_claim) */
-    uint8_t pad[6];
+    uint8_t proto;        /* PCCL_PROTO_SIMPLE or _LL: the layout of its connectors' slots */
+    uint8_t pad[5];
     uint64_t count;       /* AR/Reduce/Bcast: elements; AG: per-rank send; RS: per-rank recv */
     uint64_t chunk_elems; /* elements per connector slot                    */
     uint64_t ngroups;     /* groups of ilv loops over the data              */
@@ -467,7 +477,9 @@ PCCL_FN void pccl_chunk(const pccl_coll *c, uint64_t loop, int chunk, uint64_t *
  * own line, then the ring of slots (16-byte aligned for wide accesses). */
 PCCL_FN size_t pccl_slot_bytes(const pccl_coll *c)
 {
-    return ((size_t)c->chunk_elems * c->esize + 15) & ~(size_t)15;
+    size_t b = ((size_t)c->chunk_elems * c->esize + 15) & ~(size_t)15;
+    /* LL: every 4 data bytes travel with a 4-byte flag (lib/proto_ll.h) */
+    return c->proto == PCCL_PROTO_LL ? 2 * b : b;
 }
 PCCL_FN size_t pccl_conn_stride(const pccl_coll *c, int slots)
 {
@@ -483,6 +495,10 @@ extern "C" {
 /* Builds the ring program of a collective for this rank; returns the number
  * of steps. */
 int pccl_build_program(pccl_coll *c);
+/* The protocol of a collective of `bytes` (its largest buffer) on `nranks`
+ * ranks, by the measured table (lib/tune.c); knob: PCCL_PROTO_AUTO picks,
+ * _SIMPLE or _LL forces. */
+int pccl_pick_proto(int knob, int type, uint64_t bytes, int nranks);
 #ifdef __cplusplus
 }
 #endif

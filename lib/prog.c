@@ -1,7 +1,8 @@
 /* Collectives as data: the ring algorithm of each collective, written as the
- * program of primitives one rank runs per loop over the data (NCCL's Simple
- * ring, expressed with the step flags of core.h).  The daemon only interprets
- * these programs; it knows no collective by name. */
+ * program of primitives one rank runs per loop over the data (NCCL's ring,
+ * expressed with the step flags of core.h), each step marked with the
+ * protocol its connectors speak (c->proto: Simple, or PCCL_LL).  The daemon
+ * only interprets these programs; it knows no collective by name. */
 #include "core.h"
 
 static int mod(int a, int n) { return ((a % n) + n) % n; }
@@ -76,6 +77,10 @@ int pccl_build_program(pccl_coll *c)
     case 3: k = reduce(c, n, r); break;
     case 4: k = broadcast(c, n, r); break;
     }
+    /* Steps that touch a connector speak the collective's protocol (its
+     * slots' layout, core.h's pccl_slot_bytes, is the collective's). */
+    for (int i = 0; i < k && c->proto == PCCL_PROTO_LL; i++)
+        if (c->steps[i] & (PCCL_RECV | PCCL_SEND)) c->steps[i] |= PCCL_LL;
     c->nsteps = (uint8_t)k;
     return k;
 }

@@ -60,6 +60,7 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
     uint64_t ce = (uint64_t)c->chunk_bytes / (uint64_t)es, blocks = (uint64_t)c->G.k.blocks;
     uint64_t th = c->G.k.threads > 1 ? (uint64_t)c->G.k.threads : 512;
     uint64_t bytes = (uint64_t)count * (uint64_t)es * (type == 1 || type == 2 ? (uint64_t)c->nranks : 1);
+    d.proto = (uint8_t)pccl_pick_proto(c->proto, type, bytes, c->nranks);
     uint64_t want = bytes / (PCCL_BYTES_PER_BLOCK * th / 512), lo = (4 * 512 + th - 1) / th;
     if (lo > blocks) lo = blocks;
     if (want < lo) want = lo;
@@ -95,7 +96,8 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
     d.ilv = (uint32_t)(gl < ilv ? gl : ilv);
     d.ngroups = pccl_groups(&d);
     d.used = pccl_used_blocks(&d, c->G.k.blocks);
-    d.dyn = c->G.k.dynamic && d.ngroups > d.used;
+    /* LL slots carry no header word for the claims: its groups are dealt */
+    d.dyn = c->G.k.dynamic && d.ngroups > d.used && d.proto != PCCL_PROTO_LL;
     pccl_build_program(&d);
 
     pthread_mutex_lock(&c->mu);

@@ -2,9 +2,10 @@
  *
  * Above it, lib/scheduler.h decides which primitive of which collective runs;
  * lib/prog.c says what each collective's primitives are (the algorithm); the
- * connectors' slot and flag protocol (Simple) is in scheduler.h's
- * pccl_ready and pccl_post.  Here only the data moves: every mover thread takes a strided
- * share of the elements.  Connector slots are written by a peer GPU, so they
+ * connectors' slot and flag protocol is Simple's (scheduler.h's pccl_ready
+ * and pccl_post) or LL's (lib/proto_ll.h; its data movement in
+ * proto_ll.cuh, chosen per step by pccl_gpu_exec).  Here only the data
+ * moves: every mover thread takes a strided share of the elements.  Connector slots are written by a peer GPU, so they
  * are read around L1 (ld.global.cg): a line cached from an earlier use of the
  * slot must not be seen.  Arithmetic matches lib/host/reduce.c exactly
  * (integers wrap, half and bfloat16 are reduced in float and rounded to
@@ -159,19 +160,28 @@ template <typename T, typename Ops> __device__ void pccl_prim(const pccl_job *j)
     }
 }
 
+#include "proto_ll.cuh"
+
+/* The step's primitive for its data type, in its protocol's layout. */
+template <typename T, typename Ops> __device__ __forceinline__ void pccl_prim_proto(const pccl_job *j)
+{
+    if (j->ll) pccl_ll_prim<T, Ops>(j);
+    else pccl_prim<T, Ops>(j);
+}
+
 __device__ __forceinline__ void pccl_gpu_exec(const pccl_job *j)
 {
     switch (j->dtype) {
-    case 0: pccl_prim<int8_t, pccl_int_ops<int8_t, uint8_t, int32_t> >(j); break;
-    case 1: pccl_prim<uint8_t, pccl_int_ops<uint8_t, uint8_t, uint32_t> >(j); break;
-    case 2: pccl_prim<int32_t, pccl_int_ops<int32_t, uint32_t, int32_t> >(j); break;
-    case 3: pccl_prim<uint32_t, pccl_int_ops<uint32_t, uint32_t, uint32_t> >(j); break;
-    case 4: pccl_prim<int64_t, pccl_int_ops<int64_t, uint64_t, int64_t> >(j); break;
-    case 5: pccl_prim<uint64_t, pccl_int_ops<uint64_t, uint64_t, uint64_t> >(j); break;
-    case 6: pccl_prim<uint16_t, pccl_16_ops<0> >(j); break;
-    case 7: pccl_prim<float, pccl_float_ops<float> >(j); break;
-    case 8: pccl_prim<double, pccl_float_ops<double> >(j); break;
-    case 9: pccl_prim<uint16_t, pccl_16_ops<1> >(j); break;
+    case 0: pccl_prim_proto<int8_t, pccl_int_ops<int8_t, uint8_t, int32_t> >(j); break;
+    case 1: pccl_prim_proto<uint8_t, pccl_int_ops<uint8_t, uint8_t, uint32_t> >(j); break;
+    case 2: pccl_prim_proto<int32_t, pccl_int_ops<int32_t, uint32_t, int32_t> >(j); break;
+    case 3: pccl_prim_proto<uint32_t, pccl_int_ops<uint32_t, uint32_t, uint32_t> >(j); break;
+    case 4: pccl_prim_proto<int64_t, pccl_int_ops<int64_t, uint64_t, int64_t> >(j); break;
+    case 5: pccl_prim_proto<uint64_t, pccl_int_ops<uint64_t, uint64_t, uint64_t> >(j); break;
+    case 6: pccl_prim_proto<uint16_t, pccl_16_ops<0> >(j); break;
+    case 7: pccl_prim_proto<float, pccl_float_ops<float> >(j); break;
+    case 8: pccl_prim_proto<double, pccl_float_ops<double> >(j); break;
+    case 9: pccl_prim_proto<uint16_t, pccl_16_ops<1> >(j); break;
     }
 }
 

@@ -374,6 +374,8 @@ static void test_bad_config(void)
     BAD(sticky, 0, pcclInvalidArgument, "PCCL_STICKY");
     BAD(quitUs, 0, pcclInvalidArgument, "PCCL_QUIT_US");
     BAD(order, 2, pcclInvalidArgument, "PCCL_ORDER");
+    BAD(proto, 3, pcclInvalidArgument, "PCCL_PROTO");
+    BAD(proto, -2, pcclInvalidArgument, "PCCL_PROTO");
     BAD(chaos, 3, pcclInvalidArgument, "PCCL_CHAOS");
     BAD(maxColls, 0, pcclInvalidArgument, "PCCL_MAX_COLLS");
     BAD(queueDepth, 1, pcclInvalidArgument, "PCCL_QUEUE_DEPTH");
@@ -532,6 +534,7 @@ static void test_dynamic_groups(void)
         pcclComm_t c[2];
         pcclConfig_t cfg = pt_config(2, 1024);
         cfg.dynamic = dyn;
+        cfg.proto = PCCL_PROTO_SIMPLE; /* LL deals its groups (register.c) */
         if (pt_init(c, 2, &cfg)) continue;
         /* 65536 int32 in 1 KiB chunks on 2 ranks: 128 loops, 64 groups of 2 */
         pt_case k = {{pcclCollAllReduce, pcclInt32, pcclSum, 0, 65536, 2}, 0, 0, 0};
@@ -566,6 +569,11 @@ static void test_bad_env(void)
     env_case("PCCL_CHUNK_BYTES", "-4", pcclInvalidArgument);
     env_case("PCCL_ORDER", "bogus", pcclInvalidArgument);
     env_case("PCCL_ORDER", "priority", pcclSuccess);
+    env_case("PCCL_PROTO", "bogus", pcclInvalidArgument);
+    env_case("PCCL_PROTO", "3", pcclInvalidArgument);
+    env_case("PCCL_PROTO", "ll", pcclSuccess);
+    env_case("PCCL_PROTO", "simple", pcclSuccess);
+    env_case("PCCL_PROTO", "auto", pcclSuccess);
     env_case("PCCL_CHAOS", "1", pcclSuccess);
     env_case("PCCL_PROFILE", "2", pcclInvalidArgument);
     env_case("PCCL_INTERLEAVE", "64", pcclInvalidArgument);
