@@ -59,7 +59,10 @@ __device__ __forceinline__ void pccl_ll_put(char *p, uint64_t v, int nb, bool al
     for (int i = 0; i < nb; i++) p[i] = (char)(v >> (8 * i));
 }
 
-template <typename T, typename Ops> __device__ void pccl_ll_prim(const pccl_job *j)
+/* Not inlined, as the Simple primitives are not: inlined into the daemon's
+ * loop, the ten instantiations took its spills from 20 to 252 bytes (nvcc
+ * -Xptxas -v; 32 not inlined). */
+template <typename T, typename Ops> __device__ __noinline__ void pccl_ll_prim(const pccl_job *j)
 {
     constexpr int E = 8 / sizeof(T), U = PCCL_LL_UNROLL;
     union unit { uint64_t u; T e[E]; };
