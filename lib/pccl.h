@@ -78,6 +78,12 @@ typedef enum { PCCL_ORDER_DEFAULT = -1, PCCL_ORDER_FIFO = 0, PCCL_ORDER_PRIORITY
 #define PCCL_PROTO_AUTO 0
 #define PCCL_PROTO_SIMPLE 1
 #define PCCL_PROTO_LL 2
+/* Algorithms (pcclConfig_t.algo, PCCL_ALGO): AUTO picks by size and rank
+ * count; RING; DIRECT (all-reduce on 2 ranks only: one hop, each rank
+ * reducing the other's whole input; elsewhere the ring). */
+#define PCCL_ALGO_AUTO 0
+#define PCCL_ALGO_RING 1
+#define PCCL_ALGO_DIRECT 2
 
 typedef struct pcclComm *pcclComm_t;
 
@@ -127,11 +133,12 @@ typedef struct {
     long sliceGapUs;      /* PCCL_SLICE_GAP_US     the GPU stays free this long after a slice
                                                    before the relaunch (a waiting call's chance) */
     int proto;            /* PCCL_PROTO            PCCL_PROTO_AUTO (by size and ranks), _SIMPLE, _LL */
+    int algo;             /* PCCL_ALGO             PCCL_ALGO_AUTO (by size and ranks), _RING, _DIRECT */
 } pcclConfig_t;
 
 #define PCCL_CONFIG_INITIALIZER {                                                   \
     sizeof(pcclConfig_t), PCCL_BACKEND_DEFAULT, -1, -1, -1L, -1, -1L, -1L, -1L, -1, \
-    -1L, -1L, PCCL_ORDER_DEFAULT, -1, -1L, -1, -1, -1L, -1, -1, -1, -1L, -1L, -1L, -1 }
+    -1L, -1L, PCCL_ORDER_DEFAULT, -1, -1L, -1, -1, -1L, -1, -1, -1, -1L, -1L, -1L, -1, -1 }
 
 typedef struct {
     uint64_t completed;    /* invocations completed                          */

@@ -11,6 +11,13 @@ static int all_reduce(pccl_coll *c, int n, int r)
 {
     int k = 0;
     if (n == 1) { c->steps[k++] = PCCL_STEP(PCCL_IN | PCCL_OUT | PCCL_POSTDIV, 0); return k; }
+    if (c->algo == PCCL_ALGO_DIRECT) { /* 2 ranks (tune.c): the whole loop to the peer, then reduce */
+        c->steps[k++] = PCCL_STEP(PCCL_IN | PCCL_SEND, 0);
+        /* both ranks reduce as op(rank 0's, rank 1's): the same bits on both,
+         * NaNs and signed zeros in max and min included */
+        c->steps[k++] = PCCL_STEP(PCCL_RECV | PCCL_IN | PCCL_OUT | PCCL_POSTDIV | (r == 0 ? PCCL_SWAP : 0), 0);
+        return k;
+    }
     /* reduce-scatter phase: chunk r - s travels forward, gathering sums */
     c->steps[k++] = PCCL_STEP(PCCL_IN | PCCL_SEND, r);
     for (int s = 1; s < n - 1; s++)

@@ -61,12 +61,13 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
     uint64_t th = c->G.k.threads > 1 ? (uint64_t)c->G.k.threads : 512;
     uint64_t bytes = (uint64_t)count * (uint64_t)es * (type == 1 || type == 2 ? (uint64_t)c->nranks : 1);
     d.proto = (uint8_t)pccl_pick_proto(c->proto, type, bytes, c->nranks);
+    d.algo = (uint8_t)pccl_pick_algo(c->algo, type, bytes, c->nranks);
     uint64_t want = bytes / (PCCL_BYTES_PER_BLOCK * th / 512), lo = (4 * 512 + th - 1) / th;
     if (lo > blocks) lo = blocks;
     if (want < lo) want = lo;
     if (want < blocks) blocks = want;
     uint64_t per = (count + blocks - 1) / blocks, ilv = (uint64_t)c->G.k.interleave;
-    if (type == 0) per = (per + c->nranks - 1) / (uint64_t)c->nranks;
+    if (pccl_split_loop(&d)) per = (per + c->nranks - 1) / (uint64_t)c->nranks;
     if (per / ilv * (uint64_t)es >= PCCL_MIN_ILV_CHUNK * th / 512) per = (per + ilv - 1) / ilv;
     per = (per + 15) & ~(uint64_t)15;
     if (ce > per) ce = per;
@@ -75,7 +76,7 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
     /* Balance: loops are dealt round robin, so 32 loops on 24 blocks take
      * two loops' time where 1.33 would do.  Shrink the chunk until the loops
      * are a multiple of the blocks (every block then has as many). */
-    uint64_t lspan = type == 0 ? (uint64_t)c->nranks : 1, loops = (count + ce * lspan - 1) / (ce * lspan);
+    uint64_t lspan = pccl_split_loop(&d) ? (uint64_t)c->nranks : 1, loops = (count + ce * lspan - 1) / (ce * lspan);
     if (loops > blocks && loops % blocks) {
         loops = (loops + blocks - 1) / blocks * blocks;
         ce = (count + loops * lspan - 1) / (loops * lspan);

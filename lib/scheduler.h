@@ -35,6 +35,7 @@ typedef struct {
     /* LL (lib/proto_ll.h): the recv and send slots are lines, with these
      * flags; a mover waiting for a line gives up once *abort is set */
     int32_t ll;
+    int32_t swap; /* PCCL_SWAP: op(input, received) */
     uint32_t flag_in, flag_out;
     const uint32_t *abort;
 } pccl_job;
@@ -286,6 +287,7 @@ PCCL_FN void pccl_fill(const pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
     j->op = c->op;
     j->div = ((f & PCCL_POSTDIV) && c->op == 4) ? c->nranks : 0;
     j->ll = (f & PCCL_LL) != 0;
+    j->swap = (f & PCCL_SWAP) != 0;
     j->flag_in = pccl_ll_flag(S->act.recv_step);
     j->flag_out = pccl_ll_flag(S->act.send_step);
     j->abort = &G->hdr->abort;

@@ -27,3 +27,18 @@ int pccl_pick_proto(int knob, int type, uint64_t bytes, int nranks)
         if (nranks <= ll_table[i].max_ranks) return bytes <= ll_table[i].ll_max ? PCCL_PROTO_LL : PCCL_PROTO_SIMPLE;
     return PCCL_PROTO_SIMPLE;
 }
+
+/* The direct all-reduce on 2 ranks (prog.c) moves as many bytes as the
+ * ring (each rank sends its whole input once, where the ring sends two
+ * halves) in one step where the ring takes two, so it is picked up to this
+ * size; above it, the ring (each rank then reduces the whole buffer, where
+ * the ring reduces half). */
+#define DIRECT_MAX (256u << 10)
+
+int pccl_pick_algo(int knob, int type, uint64_t bytes, int nranks)
+{
+    int applies = type == 0 && nranks == 2;
+    if (!applies) return PCCL_ALGO_RING;
+    if (knob != PCCL_ALGO_AUTO) return knob;
+    return bytes <= DIRECT_MAX ? PCCL_ALGO_DIRECT : PCCL_ALGO_RING;
+}

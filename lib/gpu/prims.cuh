@@ -76,11 +76,11 @@ template <int K> struct pccl_16_ops {
     static __device__ __forceinline__ uint16_t div(uint16_t x, int n) { return out(in(x) / (float)n); }
 };
 
-/* One element: reduce (or copy), divide, store. */
+/* One element: reduce (or copy), divide, store; sw: op(y, x) (PCCL_SWAP). */
 template <typename T, typename Ops>
-__device__ __forceinline__ T pccl_elem(int op, int dv, bool has_a, bool has_b, T x, T y)
+__device__ __forceinline__ T pccl_elem(int op, int dv, bool has_a, bool has_b, bool sw, T x, T y)
 {
-    T v = has_a && has_b ? Ops::op(op, x, y) : has_a ? x : y;
+    T v = has_a && has_b ? Ops::op(op, sw ? y : x, sw ? x : y) : has_a ? x : y;
     return dv ? Ops::div(v, dv) : v;
 }
 
@@ -107,6 +107,7 @@ __device__ __noinline__ uint64_t pccl_prim_vec(const pccl_job *j)
     uint4 *d0 = (uint4 *)j->d0, *d1 = (uint4 *)j->d1;
     const uint64_t nv = j->n / L, stride = blockDim.x - PCCL_CTRL_THREADS;
     const int dv = j->div;
+    const bool sw = j->swap;
     uint64_t i = threadIdx.x - PCCL_CTRL_THREADS;
     for (; i + (U - 1) * stride < nv; i += U * stride) { /* whole batches */
         vec x[U], y[U];
@@ -118,7 +119,7 @@ __device__ __noinline__ uint64_t pccl_prim_vec(const pccl_job *j)
 #pragma unroll
         for (int k = 0; k < U; k++) {
 #pragma unroll
-            for (int e = 0; e < L; e++) x[k].e[e] = pccl_elem<T, Ops>(OP, dv, HA, HB, x[k].e[e], y[k].e[e]);
+            for (int e = 0; e < L; e++) x[k].e[e] = pccl_elem<T, Ops>(OP, dv, HA, HB, sw, x[k].e[e], y[k].e[e]);
             if (d0) d0[i + k * stride] = x[k].u;
             if (d1) d1[i + k * stride] = x[k].u;
         }
@@ -128,7 +129,7 @@ __device__ __noinline__ uint64_t pccl_prim_vec(const pccl_job *j)
         if (HA) x.u = __ldcg(a + i);
         if (HB) y.u = b[i];
 #pragma unroll
-        for (int e = 0; e < L; e++) x.e[e] = pccl_elem<T, Ops>(OP, dv, HA, HB, x.e[e], y.e[e]);
+        for (int e = 0; e < L; e++) x.e[e] = pccl_elem<T, Ops>(OP, dv, HA, HB, sw, x.e[e], y.e[e]);
         if (d0) d0[i] = x.u;
         if (d1) d1[i] = x.u;
     }
@@ -154,7 +155,7 @@ template <typename T, typename Ops> __device__ void pccl_prim(const pccl_job *j)
     }
     for (uint64_t i = done + threadIdx.x - PCCL_CTRL_THREADS; i < n; i += blockDim.x - PCCL_CTRL_THREADS) {
         T x = a ? pccl_ld_peer(a + i) : T(), y = b ? b[i] : T();
-        T v = pccl_elem<T, Ops>(op, dv, a != NULL, b != NULL, x, y);
+        T v = pccl_elem<T, Ops>(op, dv, a != NULL, b != NULL, j->swap, x, y);
         if (d0) d0[i] = v;
         if (d1) d1[i] = v;
     }

@@ -73,6 +73,7 @@ template <typename T, typename Ops> __device__ __noinline__ void pccl_ll_prim(co
     const uint64_t n = j->n, units = pccl_ll_units(n, sizeof(T)), stride = blockDim.x - PCCL_CTRL_THREADS;
     const bool al = (((uintptr_t)b | (uintptr_t)d0) & 7) == 0, ha = a != NULL, hb = b != NULL;
     const int op = j->op, dv = j->div;
+    const bool sw = j->swap;
     for (uint64_t u0 = threadIdx.x - PCCL_CTRL_THREADS; u0 < units; u0 += U * stride) {
         ulonglong2 r[U];
         uint64_t y[U];
@@ -94,7 +95,7 @@ template <typename T, typename Ops> __device__ __noinline__ void pccl_ll_prim(co
             o.u = 0;
 #pragma unroll
             for (int e = 0; e < E; e++)
-                if (e < ne) o.e[e] = pccl_elem<T, Ops>(op, dv, ha, hb, x.e[e], w.e[e]);
+                if (e < ne) o.e[e] = pccl_elem<T, Ops>(op, dv, ha, hb, sw, x.e[e], w.e[e]);
             if (d0) pccl_ll_put(d0 + 8 * u, o.u, ne * (int)sizeof(T), al);
             if (d1) pccl_ll_st2(d1 + 2 * u, o.u, j->flag_out);
         }

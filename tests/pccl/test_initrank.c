@@ -18,7 +18,7 @@ typedef struct {
 } rank_arg;
 
 /* The knob an odd rank sets apart from the others' defaults. */
-enum { ODD_NONE, ODD_DYNAMIC_OFF, ODD_PROTO_LL };
+enum { ODD_NONE, ODD_DYNAMIC_OFF, ODD_PROTO_LL, ODD_ALGO_RING };
 
 /* A rank's whole life: join, register, run a few collectives, check, leave. */
 static void *rank_main(void *p)
@@ -27,6 +27,7 @@ static void *rank_main(void *p)
     pcclConfig_t cfg = pt_config(a->blocks ? a->blocks : 2, 512);
     if (a->odd_knob == ODD_DYNAMIC_OFF) cfg.dynamic = 0;
     if (a->odd_knob == ODD_PROTO_LL) cfg.proto = PCCL_PROTO_LL;
+    if (a->odd_knob == ODD_ALGO_RING) cfg.algo = PCCL_ALGO_RING;
     a->init = a->use_config ? pcclCommInitRankConfig(&a->comm, a->nranks, a->id, a->rank, &cfg)
                             : pcclCommInitRank(&a->comm, a->nranks, a->id, a->rank);
     if (a->init != pcclSuccess) {
@@ -225,6 +226,7 @@ static void test_knobs_differ(void)
     mismatch(2, 1, 3, ODD_NONE, "PCCL_BLOCKS");
     mismatch(3, 0, 0, ODD_DYNAMIC_OFF, "PCCL_DYNAMIC");
     mismatch(2, 0, 0, ODD_PROTO_LL, "PCCL_PROTO"); /* auto on rank 1 */
+    mismatch(2, 1, 0, ODD_ALGO_RING, "PCCL_ALGO");
     mismatch(4, 2, 1, ODD_NONE, "PCCL_BLOCKS");
     group(3, 1);
     pt_end();
