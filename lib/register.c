@@ -10,6 +10,12 @@
 #ifndef PCCL_BYTES_PER_BLOCK /* overridable for tuning runs: make CC="cc -DPCCL_BYTES_PER_BLOCK=..." */
 #define PCCL_BYTES_PER_BLOCK (512u << 10)
 #endif
+/* LL moves half the data per slot byte and per store, so a block moves
+ * fewer bytes per microsecond: it may want more blocks per byte (the same
+ * until measured: make CC="cc -DPCCL_LL_BYTES_PER_BLOCK=..."). */
+#ifndef PCCL_LL_BYTES_PER_BLOCK
+#define PCCL_LL_BYTES_PER_BLOCK PCCL_BYTES_PER_BLOCK
+#endif
 #ifndef PCCL_MIN_ILV_CHUNK
 #define PCCL_MIN_ILV_CHUNK (64u << 10)
 #endif
@@ -62,7 +68,8 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
     uint64_t bytes = (uint64_t)count * (uint64_t)es * (type == 1 || type == 2 ? (uint64_t)c->nranks : 1);
     d.proto = (uint8_t)pccl_pick_proto(c->proto, type, bytes, c->nranks);
     d.algo = (uint8_t)pccl_pick_algo(c->algo, type, bytes, c->nranks);
-    uint64_t want = bytes / (PCCL_BYTES_PER_BLOCK * th / 512), lo = (4 * 512 + th - 1) / th;
+    uint64_t bpb = d.proto == PCCL_PROTO_LL ? PCCL_LL_BYTES_PER_BLOCK : PCCL_BYTES_PER_BLOCK;
+    uint64_t want = bytes / (bpb * th / 512), lo = (4 * 512 + th - 1) / th;
     if (lo > blocks) lo = blocks;
     if (want < lo) want = lo;
     if (want < blocks) blocks = want;
