@@ -46,6 +46,8 @@ struct pcclComm {
     pccl_gpu G;                 /* what the daemon sees (device pointers) */
     size_t arena_bytes, arena_used;
     long chunk_bytes;
+    int proto;                  /* PCCL_PROTO: PCCL_PROTO_AUTO, _SIMPLE or _LL (core.h) */
+    int algo;                   /* PCCL_ALGO: PCCL_ALGO_AUTO, _RING or _DIRECT */
     pccl_group *group;
     int group_slot;
     int multiprocess;           /* peers' arenas mapped through CUDA IPC */
@@ -148,7 +150,7 @@ int pccl_boot_pid(const pccl_boot *b, int rank);
 int pccl_boot_dev(const pccl_boot *b, int rank);
 /* The knobs that shape the rings (knobs.c, pccl_ring_shape), published with the
  * arena's handle so that ranks in separate processes can compare them. */
-#define PCCL_SHAPE_N 7
+#define PCCL_SHAPE_N 9
 pcclResult_t pccl_boot_publish(pccl_boot *b, const void *handle64, const int64_t *shape);
 const void *pccl_boot_handle(const pccl_boot *b, int rank);
 const int64_t *pccl_boot_shape(const pccl_boot *b, int rank);

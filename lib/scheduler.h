@@ -25,12 +25,19 @@
 #define PCCL_SCHEDULER_H
 
 #include "core.h"
+#include "proto_ll.h"
 
 typedef struct {
     const void *a, *b; /* operands: recv slot, input (either may be NULL) */
     void *d0, *d1;     /* results: output, send slot (either may be NULL) */
     uint64_t n;
     int32_t dtype, op, div; /* div: avg's divisor, 0 if none */
+    /* LL (lib/proto_ll.h): the recv and send slots are lines, with these
+     * flags; a mover waiting for a line gives up once *abort is set */
+    int32_t ll;
+    int32_t swap; /* PCCL_SWAP: op(input, received) */
+    uint32_t flag_in, flag_out;
+    const uint32_t *abort;
 } pccl_job;
 
 enum { PCCL_CMD_RUN, PCCL_CMD_QUIT };
@@ -270,7 +277,13 @@ PCCL_FN int pccl_ready(const pccl_blk *S, const pccl_gpu *G, int b)
     if (S->act.gated &&
         pccl_ld_acq(&G->gate[(size_t)S->cur * PCCL_GATE_SLOTS + S->act.inv % PCCL_GATE_SLOTS]) < S->act.inv)
         return 0;
-    if ((f & PCCL_RECV) && pccl_ld_acq((const uint64_t *)(mine + PCCL_CONN_TAIL)) <= S->act.recv_step) return 0;
+    if (f & PCCL_RECV) {
+        if (!(f & PCCL_LL) ? pccl_ld_acq((const uint64_t *)(mine + PCCL_CONN_TAIL)) <= S->act.recv_step
+                           : !pccl_ll_arrived(mine + pccl_conn_ring(G->k.slots) +
+                                                  (S->act.recv_step % G->k.slots) * pccl_slot_bytes(c),
+                                              S->act.recv_step))
+            return 0;
+    }
     if ((f & PCCL_SEND) &&
         S->act.send_step - pccl_ld_acq((const uint64_t *)(mine + PCCL_CONN_HEAD)) >= (uint64_t)G->k.slots)
         return 0;
@@ -297,6 +310,11 @@ PCCL_FN void pccl_fill(const pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
     j->dtype = c->dtype;
     j->op = c->op;
     j->div = ((f & PCCL_POSTDIV) && c->op == 4) ? c->nranks : 0;
+    j->ll = (f & PCCL_LL) != 0;
+    j->swap = (f & PCCL_SWAP) != 0;
+    j->flag_in = pccl_ll_flag(S->act.recv_step);
+    j->flag_out = pccl_ll_flag(S->act.send_step);
+    j->abort = &G->hdr->abort;
 }
 
 /* Polls the step's connectors up to the spin threshold.  On success fills
@@ -347,9 +365,12 @@ PCCL_FN int pccl_advance(pccl_blk *S, const pccl_gpu *G, int b)
             S->act.next = pccl_ld_acq((const uint64_t *)(pccl_conn(G->arena, c, G, b) + PCCL_CONN_HDR +
                                                          (S->act.recv_step % G->k.slots) * 8));
     }
-    if (f & PCCL_SEND) {
-        S->pend_tail = ++S->act.send_step;
-        S->pend_hdr = S->act.next;
+    if (f & PCCL_SEND) { /* LL: the data carried its flags, no tail to post */
+        ++S->act.send_step;
+        if (!(f & PCCL_LL)) {
+            S->pend_tail = S->act.send_step;
+            S->pend_hdr = S->act.next;
+        }
     }
     if (f & PCCL_RECV) S->pend_head = ++S->act.recv_step;
     S->act.gated = 0; /* the gate was open: the invocation has begun */

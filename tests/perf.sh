@@ -62,6 +62,9 @@ expect "--interfere: two types"        2 "-d/--datatype: --interfere runs one da
 expect "--interfere: every root"       2 "-r/--root all: --interfere runs one root" -- "$perf" --interfere gemm --coll reduce -r all
 expect "--interfere with --delay-us"   2 "--interfere gemm: not with --delay-us" -- "$perf" --interfere gemm --delay-us 0
 
+expect "--share-gpu with NCCL"      2 "--lib nccl,pccl: this build of pccl-perf has no NCCL" -- "$perf" --share-gpu --lib nccl,pccl
+expect "--share-gpu: 2 ranks, checked" 0 "outcome=OK rows=4 wrong=0" -- "$perf" --share-gpu -g 2 --lib pccl --coll all_reduce -b 8 -e 64 -f 8 -n 3 -w 1 -c 1
+
 # ---- a checked sweep: every collective, 3 ranks (counts not divisible) ---------------
 small=(-b 4 -e 64K -f 4 -n 3 -w 1)
 if expect "sweep, checked, exit 0" 0 "outcome=OK" -- "$perf" -g 3 "${small[@]}" -c 1 --csv "$tmp/s.csv" --json "$tmp/s.json"; then
