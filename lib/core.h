@@ -122,8 +122,27 @@ enum {
     PCCL_IN = 2,      /* operand from the input buffer (reduced if RECV) */
     PCCL_SEND = 4,    /* result into the send connector's next slot     */
     PCCL_OUT = 8,     /* result into the output buffer                  */
-    PCCL_POSTDIV = 16 /* the reduction is complete here: apply avg's /n */
+    PCCL_POSTDIV = 16, /* the reduction is complete here: apply avg's /n */
+    PCCL_LL = 32,      /* the step's connectors speak LL (lib/proto_ll.h), not Simple */
+    PCCL_SWAP = 64     /* reduce as op(input, received), not op(received, input): ranks
+                          that reduce the same operands then agree to the bit (direct) */
 };
+/* Protocols: how a step's data and its readiness travel (pccl_coll.proto,
+ * PCCL_PROTO: lib/tune.c picks one per collective where it is AUTO).  The
+ * same values as pccl.h's, for the code that does not include it. */
+#ifndef PCCL_PROTO_AUTO
+#define PCCL_PROTO_AUTO 0
+#define PCCL_PROTO_SIMPLE 1
+#define PCCL_PROTO_LL 2
+#endif
+#ifndef PCCL_ALGO_AUTO
+/* Algorithms (pccl_coll.algo, PCCL_ALGO): ring, or direct (all-reduce on 2
+ * ranks: each sends its whole input to the other, which reduces it with its
+ * own: one hop where the ring takes two). */
+#define PCCL_ALGO_AUTO 0
+#define PCCL_ALGO_RING 1
+#define PCCL_ALGO_DIRECT 2
+#endif
 #define PCCL_STEP(flags, chunk) ((uint16_t)((flags) | ((chunk) << 8)))
 #define PCCL_STEP_FLAGS(s) ((s) & 0xff)
 #define PCCL_STEP_CHUNK(s) ((s) >> 8)
@@ -138,7 +157,9 @@ typedef struct {
     uint32_t ilv;         /* loops per group, run together step by step (interleave) */
     uint8_t dyn;          /* groups past the first `used` are claimed at run time */
     uint8_t claimer;      /* this rank claims them for every rank (see pccl_claim) */
-    uint8_t pad[6];
+    uint8_t proto;        /* PCCL_PROTO_SIMPLE or _LL: the layout of its connectors' slots */
+    uint8_t algo;         /* PCCL_ALGO_RING or _DIRECT (lib/prog.c) */
+    uint8_t pad[4];
     uint64_t count;       /* AR/Reduce/Bcast: elements; AG: per-rank send; RS: per-rank recv */
     uint64_t chunk_elems; /* elements per connector slot                    */
     uint64_t ngroups;     /* groups of ilv loops over the data              */
@@ -238,7 +259,13 @@ typedef struct {
      * out while work progressed (pccl_end); the host clears it before each
      * launch and relaunches at once when it is set (poller.c) */
     uint32_t sliced;
-    uint32_t pad[30];
+    /* host -> daemon: a stream waits for an invocation of this GPU's that is
+     * not complete (lib/stream.c): the launch stays (pccl_may_quit) */
+    uint32_t hold;
+    /* daemon blocks: one of them decided to end this launch, and the others
+     * follow even while held; the host clears it before each launch */
+    uint32_t quitting;
+    uint32_t pad[28];
     /* followed, in the same allocation, by: */
     /* uint64_t cq[depth]; uint64_t sq[depth]; pccl_args args[max_colls];
        pccl_blk_stats stats[blocks] */
@@ -409,9 +436,13 @@ PCCL_FN uint16_t pccl_float_to_bf16(float f)
  * gigabyte apart.  Later groups: b + used, b + 2 used ... (static), or
  * claimed at run time (dyn, pccl_claim).  Spans are multiples of 16 elements
  * (chunk_elems is), so every loop starts aligned for wide loads. */
+/* The ring all-reduce cuts each loop into nranks chunks; every other
+ * collective and algorithm moves a loop as one chunk. */
+PCCL_FN int pccl_split_loop(const pccl_coll *c) { return c->type == 0 && c->algo != PCCL_ALGO_DIRECT; }
+
 PCCL_FN uint64_t pccl_loop_span(const pccl_coll *c)
 {
-    return c->type == 0 /* all-reduce */ ? c->chunk_elems * c->nranks : c->chunk_elems;
+    return pccl_split_loop(c) ? c->chunk_elems * c->nranks : c->chunk_elems;
 }
 
 PCCL_FN uint64_t pccl_total_loops(const pccl_coll *c)
@@ -451,7 +482,7 @@ PCCL_FN void pccl_chunk(const pccl_coll *c, uint64_t loop, int chunk, uint64_t *
 {
     uint64_t n = c->count, span = pccl_loop_span(c);
     uint64_t o = loop * span < n ? loop * span : n, hi = o + span < n ? o + span : n, end;
-    if (c->type == 0) { /* all-reduce: the loop's span is cut into nranks chunks */
+    if (pccl_split_loop(c)) { /* ring all-reduce: the loop's span is cut into nranks chunks */
         uint64_t cs = (hi - o + c->nranks - 1) / c->nranks;
         cs = (cs + 15) & ~(uint64_t)15;
         uint64_t s = o + cs * chunk < hi ? o + cs * chunk : hi;
@@ -470,7 +501,9 @@ PCCL_FN void pccl_chunk(const pccl_coll *c, uint64_t loop, int chunk, uint64_t *
  * own line, then the ring of slots (16-byte aligned for wide accesses). */
 PCCL_FN size_t pccl_slot_bytes(const pccl_coll *c)
 {
-    return ((size_t)c->chunk_elems * c->esize + 15) & ~(size_t)15;
+    size_t b = ((size_t)c->chunk_elems * c->esize + 15) & ~(size_t)15;
+    /* LL: every 4 data bytes travel with a 4-byte flag (lib/proto_ll.h) */
+    return c->proto == PCCL_PROTO_LL ? 2 * b : b;
 }
 PCCL_FN size_t pccl_conn_stride(const pccl_coll *c, int slots)
 {
@@ -486,6 +519,13 @@ extern "C" {
 /* Builds the ring program of a collective for this rank; returns the number
  * of steps. */
 int pccl_build_program(pccl_coll *c);
+/* The protocol of a collective of `bytes` (its largest buffer) on `nranks`
+ * ranks, by the measured table (lib/tune.c); knob: PCCL_PROTO_AUTO picks,
+ * _SIMPLE or _LL forces. */
+int pccl_pick_proto(int knob, int type, uint64_t bytes, int nranks);
+/* The algorithm, likewise: PCCL_ALGO_DIRECT only where it applies
+ * (all-reduce on 2 ranks), else the ring. */
+int pccl_pick_algo(int knob, int type, uint64_t bytes, int nranks);
 #ifdef __cplusplus
 }
 #endif

@@ -26,6 +26,7 @@ typedef struct {
     void *cb_arg;
     uint64_t completions;
     uint64_t issued;          /* invocations issued, ever: the daemon's count too (ctx.inv) */
+    uint64_t waited;          /* the latest ticket a stream waits for (pcclStreamWaitRun) */
     /* Stream-ordered invocations issued while one is in flight (stream.c):
      * submitted in order as each completes; their gates are already on
      * their streams. */
@@ -48,6 +49,8 @@ struct pcclComm {
     pccl_gpu G;                 /* what the daemon sees (device pointers) */
     size_t arena_bytes, arena_used;
     long chunk_bytes;
+    int proto;                  /* PCCL_PROTO: PCCL_PROTO_AUTO, _SIMPLE or _LL (core.h) */
+    int algo;                   /* PCCL_ALGO: PCCL_ALGO_AUTO, _RING or _DIRECT */
     pccl_group *group;
     int group_slot;
     int multiprocess;           /* peers' arenas mapped through CUDA IPC */
@@ -73,6 +76,7 @@ struct pcclComm {
     int deferred;               /* destroyed or aborted from its own callback (comm.c) */
     struct pccl_gwatch *gwatch; /* stream.c: gated invocations in flight, their gates watched */
     int ngwatch;
+    int nheld;                  /* stream.c: collectives a stream waits for, not complete (hdr->hold) */
     pthread_t poller;
     int poller_started;
     char err[512];
@@ -132,6 +136,9 @@ struct pccl_backend {
     pcclResult_t (*stream_write)(pcclComm_t c, void *stream, uint64_t *p, uint64_t v);
     pcclResult_t (*stream_wait)(pcclComm_t c, void *stream, uint64_t *p, uint64_t v);
     pcclResult_t (*set_flags)(pcclComm_t c, uint64_t *p, uint64_t v, size_t n);
+    /* Returns once the daemon launched last has ended (stream.c's hold: a
+     * launch that decided to end is waited for, then replaced). */
+    void (*launch_wait)(pcclComm_t c);
 };
 
 extern const pccl_backend pccl_host_backend;
@@ -154,7 +161,7 @@ int pccl_boot_pid(const pccl_boot *b, int rank);
 int pccl_boot_dev(const pccl_boot *b, int rank);
 /* The knobs that shape the rings (knobs.c, pccl_ring_shape), published with the
  * arena's handle so that ranks in separate processes can compare them. */
-#define PCCL_SHAPE_N 7
+#define PCCL_SHAPE_N 9
 pcclResult_t pccl_boot_publish(pccl_boot *b, const void *handle64, const int64_t *shape);
 const void *pccl_boot_handle(const pccl_boot *b, int rank);
 const int64_t *pccl_boot_shape(const pccl_boot *b, int rank);
@@ -236,6 +243,7 @@ void pccl_stream_next_locked(pcclComm_t c, int id);
  * invocation in flight opened since it was last looked at. */
 int pccl_stream_gate_opened_locked(pcclComm_t c);
 void pccl_stream_release(pcclComm_t c);
+void pccl_hold_release_locked(pcclComm_t c);
 /* Value set by pccl_stream_release: >= every ticket under CUDA's cyclic
  * comparison. */
 #define PCCL_FIN_RELEASED (1ull << 62)

@@ -16,7 +16,8 @@ typedef struct {
 /* Defaults, per backend, with the accepted range. */
 enum { K_BLOCKS, K_THREADS, K_CHUNK, K_SLOTS, K_SPIN_HEAD, K_SPIN_BASE, K_SPIN_MIN, K_STICKY, K_QUIT_US,
        K_RELAUNCH_US, K_ORDER, K_CHAOS, K_CHAOS_SEED, K_MAX_COLLS, K_DEPTH, K_ARENA, K_PROFILE, K_INTERLEAVE,
-       K_DYNAMIC, K_PEER_TIMEOUT, K_SLICE_US, K_SLICE_GAP_US, K_TRACE_LAT, K_WAIT_SPIN_US, K_N };
+       K_DYNAMIC, K_PEER_TIMEOUT, K_SLICE_US, K_SLICE_GAP_US, K_PROTO, K_ALGO, K_TRACE_LAT,
+       K_WAIT_SPIN_US, K_N };
 static const knob_def knobs[K_N] = {
     [K_BLOCKS] = {"PCCL_BLOCKS", 64, 1, 1, PCCL_MAX_BLOCKS},
     /* at most the daemon's launch bound; at least a scheduling warp and a moving one */
@@ -43,11 +44,30 @@ static const knob_def knobs[K_N] = {
      * relaunch (lib/README.md, "Sharing the GPU") */
     [K_SLICE_US] = {"PCCL_SLICE_US", 4000, 2000, 0, 60000000},
     [K_SLICE_GAP_US] = {"PCCL_SLICE_GAP_US", 20, 0, 0, 1000000},
+    /* auto (lib/tune.c's table), simple or ll: names or 0, 1, 2 */
+    [K_PROTO] = {"PCCL_PROTO", PCCL_PROTO_AUTO, PCCL_PROTO_AUTO, PCCL_PROTO_AUTO, PCCL_PROTO_LL},
+    /* auto, ring or direct (where direct applies: all-reduce on 2 ranks) */
+    [K_ALGO] = {"PCCL_ALGO", PCCL_ALGO_AUTO, PCCL_ALGO_AUTO, PCCL_ALGO_AUTO, PCCL_ALGO_DIRECT},
     [K_TRACE_LAT] = {"PCCL_TRACE_LAT", 0, 0, 0, 1},
     /* a sleeping waiter's wake-up costs several us; on the host backend
      * the emulated GPUs need the cores a spinning waiter would take */
     [K_WAIT_SPIN_US] = {"PCCL_WAIT_SPIN_US", 100, 0, 0, 60000000},
 };
+
+/* Knobs whose values have names: the name's index is the value. */
+static const char *const order_names[] = {"fifo", "priority", NULL};
+static const char *const proto_names[] = {"auto", "simple", "ll", NULL};
+static const char *const algo_names[] = {"auto", "ring", "direct", NULL};
+
+static int named(const char *const *names, const char *e, long *v)
+{
+    for (int i = 0; names && names[i]; i++)
+        if (!strcmp(e, names[i])) {
+            *v = i;
+            return 1;
+        }
+    return 0;
+}
 
 static pcclResult_t knob(long cfg, int which, int host, long *out)
 {
@@ -59,11 +79,18 @@ static pcclResult_t knob(long cfg, int which, int host, long *out)
     } else if (e && *e) {
         char *end;
         errno = 0;
-        if (which == K_ORDER && (!strcmp(e, "fifo") || !strcmp(e, "priority"))) v = !strcmp(e, "priority");
-        else {
+        const char *const *names = which == K_ORDER   ? order_names
+                                   : which == K_PROTO ? proto_names
+                                   : which == K_ALGO  ? algo_names
+                                                      : NULL;
+        if (!named(names, e, &v)) {
             v = strtol(e, &end, 0);
             if (errno || *end)
-                return pccl_err(NULL, pcclInvalidArgument, "environment %s='%s': not an integer", d->env, e);
+                return pccl_err(NULL, pcclInvalidArgument, "environment %s='%s': not %s", d->env, e,
+                                which == K_PROTO  ? "auto, simple, ll or 0-2"
+                                : which == K_ALGO ? "auto, ring, direct or 0-2"
+                                : which == K_ORDER ? "fifo, priority or 0-1"
+                                                   : "an integer");
         }
     }
     if (v < d->lo || v > d->hi)
@@ -93,8 +120,8 @@ pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host)
     long in[K_N] = {cfg->blocks, cfg->threads, cfg->chunkBytes, cfg->slots, cfg->spinHead, cfg->spinBase,
                     cfg->spinMin, cfg->sticky, cfg->quitUs, cfg->relaunchUs, cfg->order, cfg->chaos,
                     cfg->chaosSeed, cfg->maxColls, cfg->queueDepth, cfg->arenaBytes, cfg->profile, cfg->interleave,
-                    cfg->dynamic, cfg->peerTimeoutMs, cfg->sliceUs, cfg->sliceGapUs, cfg->traceLat,
-                    cfg->waitSpinUs};
+                    cfg->dynamic, cfg->peerTimeoutMs, cfg->sliceUs, cfg->sliceGapUs, cfg->proto, cfg->algo,
+                    cfg->traceLat, cfg->waitSpinUs};
     long v[K_N];
     for (int i = 0; i < K_N; i++) {
         pcclResult_t r = knob(in[i], i, host, &v[i]);
@@ -133,6 +160,8 @@ pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host)
     c->wait_spin_ns = (uint64_t)v[K_WAIT_SPIN_US] * 1000;
     c->arena_bytes = (size_t)v[K_ARENA];
     c->chunk_bytes = v[K_CHUNK];
+    c->proto = (int)v[K_PROTO];
+    c->algo = (int)v[K_ALGO];
     return pcclSuccess;
 }
 
@@ -142,19 +171,21 @@ pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host)
  * data), so a communicator whose ranks differ is refused at init. */
 static const char *const shape_knobs[PCCL_SHAPE_N] = {"PCCL_BACKEND", "PCCL_BLOCKS",     "PCCL_THREADS",
                                                       "PCCL_CHUNK_BYTES", "PCCL_SLOTS", "PCCL_INTERLEAVE",
-                                                      "PCCL_DYNAMIC"};
+                                                      "PCCL_DYNAMIC", "PCCL_PROTO", "PCCL_ALGO"};
 
 void pccl_ring_shape(const pcclComm_t c, int64_t s[PCCL_SHAPE_N])
 {
     const pccl_knobs *k = &c->G.k;
     const int64_t v[PCCL_SHAPE_N] = {c->be == &pccl_host_backend, k->blocks, k->threads, c->chunk_bytes,
-                                     k->slots, k->interleave, k->dynamic};
+                                     k->slots, k->interleave, k->dynamic, c->proto, c->algo};
     memcpy(s, v, sizeof v);
 }
 
 static const char *shape_value(int knob, int64_t v, char *buf, size_t n)
 {
     if (knob == 0) return v ? "host" : "gpu";
+    if (knob == 7 && v >= 0 && v <= 2) return proto_names[v];
+    if (knob == 8 && v >= 0 && v <= 2) return algo_names[v];
     snprintf(buf, n, "%lld", (long long)v);
     return buf;
 }

@@ -71,6 +71,19 @@ typedef enum {
 
 typedef enum { PCCL_BACKEND_DEFAULT = -1, PCCL_BACKEND_GPU = 0, PCCL_BACKEND_HOST = 1 } pcclBackend_t;
 typedef enum { PCCL_ORDER_DEFAULT = -1, PCCL_ORDER_FIFO = 0, PCCL_ORDER_PRIORITY = 1 } pcclOrder_t;
+/* Protocols (pcclConfig_t.proto, PCCL_PROTO): AUTO picks one per collective
+ * by its size and the rank count (lib/tune.c); SIMPLE sends data, then a
+ * fence and a flag per step; LL sends the flag inside the data (lib/README.md,
+ * "Protocols"). */
+#define PCCL_PROTO_AUTO 0
+#define PCCL_PROTO_SIMPLE 1
+#define PCCL_PROTO_LL 2
+/* Algorithms (pcclConfig_t.algo, PCCL_ALGO): AUTO picks by size and rank
+ * count; RING; DIRECT (all-reduce on 2 ranks only: one hop, each rank
+ * reducing the other's whole input; elsewhere the ring). */
+#define PCCL_ALGO_AUTO 0
+#define PCCL_ALGO_RING 1
+#define PCCL_ALGO_DIRECT 2
 
 typedef struct pcclComm *pcclComm_t;
 
@@ -119,6 +132,8 @@ typedef struct {
                                                    slices; 0: never */
     long sliceGapUs;      /* PCCL_SLICE_GAP_US     the GPU stays free this long after a slice
                                                    before the relaunch (a waiting call's chance) */
+    int proto;            /* PCCL_PROTO            PCCL_PROTO_AUTO (by size and ranks), _SIMPLE, _LL */
+    int algo;             /* PCCL_ALGO             PCCL_ALGO_AUTO (by size and ranks), _RING, _DIRECT */
     int traceLat;         /* PCCL_TRACE_LAT        1: stamp each invocation's hops; destroy prints the
                                                    medians per collective shape to stderr */
     long waitSpinUs;      /* PCCL_WAIT_SPIN_US     pcclWait/pcclWaitRun spin this long on the completion
@@ -127,7 +142,7 @@ typedef struct {
 
 #define PCCL_CONFIG_INITIALIZER {                                                   \
     sizeof(pcclConfig_t), PCCL_BACKEND_DEFAULT, -1, -1, -1L, -1, -1L, -1L, -1L, -1, \
-    -1L, -1L, PCCL_ORDER_DEFAULT, -1, -1L, -1, -1, -1L, -1, -1, -1, -1L, -1L, -1L, -1, -1L }
+    -1L, -1L, PCCL_ORDER_DEFAULT, -1, -1L, -1, -1, -1L, -1, -1, -1, -1L, -1L, -1L, -1, -1, -1, -1L }
 
 typedef struct {
     uint64_t completed;    /* invocations completed                          */

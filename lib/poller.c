@@ -29,6 +29,7 @@
 pcclResult_t pccl_launch_locked(pcclComm_t c)
 {
     pccl_st_rel32(&c->G.hdr->sliced, 0); /* the new launch reports its own end */
+    pccl_st_rel32(&c->G.hdr->quitting, 0); /* and decides its own (pccl_may_quit) */
     pcclResult_t r = c->be->launch(c);
     if (r) return r;
     c->launches++;
@@ -48,6 +49,7 @@ void pccl_finish(pcclComm_t c, int id, pcclResult_t status)
     h->status = status;
     h->inflight = 0;
     h->completions++;
+    if (h->waited == h->completions) pccl_hold_release_locked(c); /* the last stream wait on it ends */
     c->outstanding--;
     c->completed++;
     c->backoff_ns = c->relaunch_ns;

@@ -1,7 +1,8 @@
 /* Collectives as data: the ring algorithm of each collective, written as the
- * program of primitives one rank runs per loop over the data (NCCL's Simple
- * ring, expressed with the step flags of core.h).  The daemon only interprets
- * these programs; it knows no collective by name. */
+ * program of primitives one rank runs per loop over the data (NCCL's ring,
+ * expressed with the step flags of core.h), each step marked with the
+ * protocol its connectors speak (c->proto: Simple, or PCCL_LL).  The daemon
+ * only interprets these programs; it knows no collective by name. */
 #include "core.h"
 
 static int mod(int a, int n) { return ((a % n) + n) % n; }
@@ -10,6 +11,13 @@ static int all_reduce(pccl_coll *c, int n, int r)
 {
     int k = 0;
     if (n == 1) { c->steps[k++] = PCCL_STEP(PCCL_IN | PCCL_OUT | PCCL_POSTDIV, 0); return k; }
+    if (c->algo == PCCL_ALGO_DIRECT) { /* 2 ranks (tune.c): the whole loop to the peer, then reduce */
+        c->steps[k++] = PCCL_STEP(PCCL_IN | PCCL_SEND, 0);
+        /* both ranks reduce as op(rank 0's, rank 1's): the same bits on both,
+         * NaNs and signed zeros in max and min included */
+        c->steps[k++] = PCCL_STEP(PCCL_RECV | PCCL_IN | PCCL_OUT | PCCL_POSTDIV | (r == 0 ? PCCL_SWAP : 0), 0);
+        return k;
+    }
     /* reduce-scatter phase: chunk r - s travels forward, gathering sums */
     c->steps[k++] = PCCL_STEP(PCCL_IN | PCCL_SEND, r);
     for (int s = 1; s < n - 1; s++)
@@ -76,6 +84,10 @@ int pccl_build_program(pccl_coll *c)
     case 3: k = reduce(c, n, r); break;
     case 4: k = broadcast(c, n, r); break;
     }
+    /* Steps that touch a connector speak the collective's protocol (its
+     * slots' layout, core.h's pccl_slot_bytes, is the collective's). */
+    for (int i = 0; i < k && c->proto == PCCL_PROTO_LL; i++)
+        if (c->steps[i] & (PCCL_RECV | PCCL_SEND)) c->steps[i] |= PCCL_LL;
     c->nsteps = (uint8_t)k;
     return k;
 }

@@ -10,6 +10,12 @@
 #ifndef PCCL_BYTES_PER_BLOCK /* overridable for tuning runs: make CC="cc -DPCCL_BYTES_PER_BLOCK=..." */
 #define PCCL_BYTES_PER_BLOCK (512u << 10)
 #endif
+/* LL moves half the data per slot byte and per store, so a block moves
+ * fewer bytes per microsecond: it may want more blocks per byte (the same
+ * until measured: make CC="cc -DPCCL_LL_BYTES_PER_BLOCK=..."). */
+#ifndef PCCL_LL_BYTES_PER_BLOCK
+#define PCCL_LL_BYTES_PER_BLOCK PCCL_BYTES_PER_BLOCK
+#endif
 #ifndef PCCL_MIN_ILV_CHUNK
 #define PCCL_MIN_ILV_CHUNK (64u << 10)
 #endif
@@ -60,12 +66,15 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
     uint64_t ce = (uint64_t)c->chunk_bytes / (uint64_t)es, blocks = (uint64_t)c->G.k.blocks;
     uint64_t th = c->G.k.threads > 1 ? (uint64_t)c->G.k.threads : 512;
     uint64_t bytes = (uint64_t)count * (uint64_t)es * (type == 1 || type == 2 ? (uint64_t)c->nranks : 1);
-    uint64_t want = bytes / (PCCL_BYTES_PER_BLOCK * th / 512), lo = (4 * 512 + th - 1) / th;
+    d.proto = (uint8_t)pccl_pick_proto(c->proto, type, bytes, c->nranks);
+    d.algo = (uint8_t)pccl_pick_algo(c->algo, type, bytes, c->nranks);
+    uint64_t bpb = d.proto == PCCL_PROTO_LL ? PCCL_LL_BYTES_PER_BLOCK : PCCL_BYTES_PER_BLOCK;
+    uint64_t want = bytes / (bpb * th / 512), lo = (4 * 512 + th - 1) / th;
     if (lo > blocks) lo = blocks;
     if (want < lo) want = lo;
     if (want < blocks) blocks = want;
     uint64_t per = (count + blocks - 1) / blocks, ilv = (uint64_t)c->G.k.interleave;
-    if (type == 0) per = (per + c->nranks - 1) / (uint64_t)c->nranks;
+    if (pccl_split_loop(&d)) per = (per + c->nranks - 1) / (uint64_t)c->nranks;
     if (per / ilv * (uint64_t)es >= PCCL_MIN_ILV_CHUNK * th / 512) per = (per + ilv - 1) / ilv;
     per = (per + 15) & ~(uint64_t)15;
     if (ce > per) ce = per;
@@ -74,7 +83,7 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
     /* Balance: loops are dealt round robin, so 32 loops on 24 blocks take
      * two loops' time where 1.33 would do.  Shrink the chunk until the loops
      * are a multiple of the blocks (every block then has as many). */
-    uint64_t lspan = type == 0 ? (uint64_t)c->nranks : 1, loops = (count + ce * lspan - 1) / (ce * lspan);
+    uint64_t lspan = pccl_split_loop(&d) ? (uint64_t)c->nranks : 1, loops = (count + ce * lspan - 1) / (ce * lspan);
     if (loops > blocks && loops % blocks) {
         loops = (loops + blocks - 1) / blocks * blocks;
         ce = (count + loops * lspan - 1) / (loops * lspan);
@@ -95,7 +104,8 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
     d.ilv = (uint32_t)(gl < ilv ? gl : ilv);
     d.ngroups = pccl_groups(&d);
     d.used = pccl_used_blocks(&d, c->G.k.blocks);
-    d.dyn = c->G.k.dynamic && d.ngroups > d.used;
+    /* LL slots carry no header word for the claims: its groups are dealt */
+    d.dyn = c->G.k.dynamic && d.ngroups > d.used && d.proto != PCCL_PROTO_LL;
     pccl_build_program(&d);
 
     pthread_mutex_lock(&c->mu);

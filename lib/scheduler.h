@@ -25,12 +25,19 @@
 #define PCCL_SCHEDULER_H
 
 #include "core.h"
+#include "proto_ll.h"
 
 typedef struct {
     const void *a, *b; /* operands: recv slot, input (either may be NULL) */
     void *d0, *d1;     /* results: output, send slot (either may be NULL) */
     uint64_t n;
     int32_t dtype, op, div; /* div: avg's divisor, 0 if none */
+    /* LL (lib/proto_ll.h): the recv and send slots are lines, with these
+     * flags; a mover waiting for a line gives up once *abort is set */
+    int32_t ll;
+    int32_t swap; /* PCCL_SWAP: op(input, received) */
+    uint32_t flag_in, flag_out;
+    const uint32_t *abort;
 } pccl_job;
 
 enum { PCCL_CMD_RUN, PCCL_CMD_QUIT };
@@ -166,6 +173,23 @@ PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
  * at its next decision (a step boundary), saves the active collective as a
  * preemption does, and quits with its task queue saved; the poller relaunches
  * at once (poller.c), and the waiting call gets the GPU in between. */
+/* Whether a block may end this launch.  While a stream waits for one of
+ * this GPU's collectives (hdr->hold), an implicit synchronization of the
+ * process (a lazy module load, cudaFree) cannot return before that
+ * collective completes, and the module load holds the context lock that a
+ * relaunch needs: a daemon that quit then would never be back, and the
+ * process would hang.  So a held launch stays, and gives the waiting call
+ * nothing to wait for that it could not wait for anyway.  Once one block has
+ * decided to end the launch (no hold when it looked), every block follows
+ * at its next decision, so that none waits for another's share. */
+PCCL_FN int pccl_may_quit(const pccl_gpu *G)
+{
+    if (pccl_ld_acq32(&G->hdr->quitting)) return 1;
+    if (pccl_ld_acq32(&G->hdr->hold)) return 0;
+    pccl_st_rel32(&G->hdr->quitting, 1);
+    return 1;
+}
+
 PCCL_FN int pccl_cut(pccl_blk *S, const pccl_gpu *G, uint64_t now)
 {
     uint64_t t = now - S->t_begin;
@@ -174,8 +198,10 @@ PCCL_FN int pccl_cut(pccl_blk *S, const pccl_gpu *G, uint64_t now)
      * meet.  (Cut after 100 us, two ranks' launches seldom overlapped, and
      * opposite orders stalled: tests/pccl/test_share.c.) */
     if (!S->cut && G->k.slice_ns && t >= (uint64_t)G->k.slice_ns &&
-        (t >= (uint64_t)G->k.quit_ns || pccl_ld_gpu(G->progress) != S->progress0))
-        S->cut = 1;
+        (t >= (uint64_t)G->k.quit_ns || pccl_ld_gpu(G->progress) != S->progress0)) {
+        if (pccl_may_quit(G)) S->cut = 1;
+        else S->t_begin = now; /* held: a new slice, and the next look at the hold a slice later */
+    }
     return S->cut;
 }
 
@@ -219,7 +245,12 @@ PCCL_FN void pccl_plan(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
     if (got || S->progressed || p != S->seen_progress) S->t_progress = now;
     S->seen_progress = p;
     S->progressed = 0;
-    S->cmd = (!got && now - S->t_progress > (uint64_t)G->k.quit_ns) ? PCCL_CMD_QUIT : PCCL_CMD_RUN;
+    int idle = !got && now - S->t_progress > (uint64_t)G->k.quit_ns;
+    if (idle && !pccl_may_quit(G)) { /* held: idle again quit_ns later, and a look at the hold then */
+        S->t_progress = now;
+        idle = 0;
+    }
+    S->cmd = idle ? PCCL_CMD_QUIT : PCCL_CMD_RUN;
 }
 
 /* Picks the collective at the current position and loads its context into
@@ -256,7 +287,13 @@ PCCL_FN int pccl_ready(const pccl_blk *S, const pccl_gpu *G, int b)
     if (S->act.gated &&
         pccl_ld_acq(&G->gate[(size_t)S->cur * PCCL_GATE_SLOTS + S->act.inv % PCCL_GATE_SLOTS]) < S->act.inv)
         return 0;
-    if ((f & PCCL_RECV) && pccl_ld_acq((const uint64_t *)(mine + PCCL_CONN_TAIL)) <= S->act.recv_step) return 0;
+    if (f & PCCL_RECV) {
+        if (!(f & PCCL_LL) ? pccl_ld_acq((const uint64_t *)(mine + PCCL_CONN_TAIL)) <= S->act.recv_step
+                           : !pccl_ll_arrived(mine + pccl_conn_ring(G->k.slots) +
+                                                  (S->act.recv_step % G->k.slots) * pccl_slot_bytes(c),
+                                              S->act.recv_step))
+            return 0;
+    }
     if ((f & PCCL_SEND) &&
         S->act.send_step - pccl_ld_acq((const uint64_t *)(mine + PCCL_CONN_HEAD)) >= (uint64_t)G->k.slots)
         return 0;
@@ -283,6 +320,11 @@ PCCL_FN void pccl_fill(const pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
     j->dtype = c->dtype;
     j->op = c->op;
     j->div = ((f & PCCL_POSTDIV) && c->op == 4) ? c->nranks : 0;
+    j->ll = (f & PCCL_LL) != 0;
+    j->swap = (f & PCCL_SWAP) != 0;
+    j->flag_in = pccl_ll_flag(S->act.recv_step);
+    j->flag_out = pccl_ll_flag(S->act.send_step);
+    j->abort = &G->hdr->abort;
 }
 
 /* Polls the step's connectors up to the spin threshold.  On success fills
@@ -333,9 +375,12 @@ PCCL_FN int pccl_advance(pccl_blk *S, const pccl_gpu *G, int b)
             S->act.next = pccl_ld_acq((const uint64_t *)(pccl_conn(G->arena, c, G, b) + PCCL_CONN_HDR +
                                                          (S->act.recv_step % G->k.slots) * 8));
     }
-    if (f & PCCL_SEND) {
-        S->pend_tail = ++S->act.send_step;
-        S->pend_hdr = S->act.next;
+    if (f & PCCL_SEND) { /* LL: the data carried its flags, no tail to post */
+        ++S->act.send_step;
+        if (!(f & PCCL_LL)) {
+            S->pend_tail = S->act.send_step;
+            S->pend_hdr = S->act.next;
+        }
     }
     if (f & PCCL_RECV) S->pend_head = ++S->act.recv_step;
     S->act.gated = 0; /* the gate was open: the invocation has begun */

@@ -113,6 +113,7 @@ void pccl_stream_next_locked(pcclComm_t c, int id)
 
 void pccl_stream_release(pcclComm_t c)
 {
+    pccl_st_rel32(&c->G.hdr->hold, 0); /* the daemon quits on the abort flag anyway */
     if (c->ncolls && c->be->set_flags(c, c->G.fin, PCCL_FIN_RELEASED, (size_t)c->ncolls))
         pccl_err(c, pcclUnhandledCudaError, "releasing the streams that wait for collectives failed");
 }
@@ -135,12 +136,59 @@ static pcclResult_t ticket_check_locked(pcclComm_t c, const char *fn, int id, ui
     return pcclSuccess;
 }
 
+/* The hold (scheduler.h, pccl_may_quit): while a stream waits for an
+ * invocation that is not complete, the daemon does not quit.  A framework's
+ * thread that enqueues the wait goes on to launch its own kernels, and the
+ * first launch of a kernel under lazy module loading (or a cudaFree) waits
+ * for the GPU to drain while holding the context lock: the drain includes
+ * the stream's wait, and a daemon that quit could not be relaunched until
+ * the lock is free.  So the daemon must be running when the wait is
+ * enqueued, and stay until the collective completes. */
+static void hold_publish_locked(pcclComm_t c)
+{
+    pccl_st_rel32(&c->G.hdr->hold, c->nheld > 0 && !c->aborted && !c->failed);
+}
+
+void pccl_hold_release_locked(pcclComm_t c)
+{
+    if (c->nheld > 0 && --c->nheld == 0) hold_publish_locked(c);
+}
+
+static pcclResult_t hold_locked(pcclComm_t c, int id, uint64_t ticket)
+{
+    pccl_hcoll *h = &c->colls[id];
+    if (ticket <= h->completions || c->aborted || c->failed) return pcclSuccess;
+    if (h->waited <= h->completions && c->nheld++ == 0) {
+        hold_publish_locked(c);
+        /* A daemon that quit before the hold (its gate closed, say) comes
+         * back now, before the caller's next CUDA call can be a module load
+         * or a stream synchronization that keeps the poller's relaunch out
+         * (on one H100 a poller sat in cudaStreamQuery while the thread
+         * that waited synchronized: results/stream-gpu/run7).  A launch
+         * whose blocks already decided to end (hdr->quitting: one saw no
+         * hold) ends at their next decision: it is waited for and replaced.
+         * While held, a running daemon does not quit, so only the first
+         * hold needs the look. */
+        __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the hold before the look at quitting */
+        if (c->stopping == 0) {
+            if (pccl_ld_acq32(&c->G.hdr->quitting)) c->be->launch_wait(c);
+            if (!c->be->running(c)) {
+                pcclResult_t r = pccl_launch_locked(c);
+                if (r) return r;
+            }
+        }
+    }
+    if (ticket > h->waited) h->waited = ticket;
+    return pcclSuccess;
+}
+
 static pcclResult_t wait_run(pcclComm_t c, const char *fn, int id, uint64_t ticket, void *stream)
 {
     pthread_mutex_lock(&c->mu);
     pcclResult_t r = ticket_check_locked(c, fn, id, ticket);
     if (!r) r = c->be->stream_check(c, stream);
     if (!r) r = c->be->stream_wait(c, stream, &c->G.fin[id], ticket);
+    if (!r) r = hold_locked(c, id, ticket);
     pthread_mutex_unlock(&c->mu);
     return r;
 }

@@ -62,6 +62,9 @@ expect "--interfere: two types"        2 "-d/--datatype: --interfere runs one da
 expect "--interfere: every root"       2 "-r/--root all: --interfere runs one root" -- "$perf" --interfere gemm --coll reduce -r all
 expect "--interfere with --delay-us"   2 "--interfere gemm: not with --delay-us" -- "$perf" --interfere gemm --delay-us 0
 
+expect "--share-gpu with NCCL"      2 "--lib nccl,pccl: this build of pccl-perf has no NCCL" -- "$perf" --share-gpu --lib nccl,pccl
+expect "--share-gpu: 2 ranks, checked" 0 "outcome=OK rows=4 wrong=0" -- "$perf" --share-gpu -g 2 --lib pccl --coll all_reduce -b 8 -e 64 -f 8 -n 3 -w 1 -c 1
+
 # ---- a checked sweep: every collective, 3 ranks (counts not divisible) ---------------
 small=(-b 4 -e 64K -f 4 -n 3 -w 1)
 if expect "sweep, checked, exit 0" 0 "outcome=OK" -- "$perf" -g 3 "${small[@]}" -c 1 --csv "$tmp/s.csv" --json "$tmp/s.json"; then
@@ -260,5 +263,18 @@ check "scripts/perf --help: comments only" test "$(scripts/perf --help | grep -v
 expect "scripts/perf bad --overlap-blocks" 2 "--overlap-blocks 4,x: expected a list of block counts" -- scripts/perf --overlap-blocks 4,x
 expect "scripts/perf --nccl-tests with --host" 2 "--nccl-tests: not with --host" -- scripts/perf --host --nccl-tests "$tmp"
 expect "scripts/perf-vs-nccl-tests --help" 0 "--compare DIR" -- scripts/perf-vs-nccl-tests --help
+
+# ---- scripts/train-plot: the table from train_order.py CSVs (results/stream-gpu) -----------------
+tp=scripts/train-plot
+if command -v gnuplot >/dev/null; then
+  expect "train-plot: table row (first, last loss, median step)" 0 "\| pccl \| 40 \| 5.6367 \| 4.3802 \| 7.38 \|" -- \
+    $tp "$tmp/loss.png" pccl=results/stream-gpu/run3/loss-pccl-consistent.csv nccl=results/stream-gpu/run3/loss-nccl-consistent.csv
+  check "train-plot: wrote the figure" test -s "$tmp/loss.png"
+fi
+printf 'step,loss\n0,1\n' >"$tmp/notrain.csv"
+expect "train-plot: not LABEL=FILE" 2 "'x.csv' is not LABEL=FILE.csv" -- $tp "$tmp/l.png" x.csv
+expect "train-plot: not a train_order.py CSV" 2 "notrain.csv:1: not a train_order.py CSV" -- $tp "$tmp/l.png" a="$tmp/notrain.csv"
+expect "train-plot: missing file" 2 "nope.csv: cannot read" -- $tp "$tmp/l.png" a="$tmp/nope.csv"
+expect "train-plot --help" 0 "LABEL=FILE.csv" -- $tp --help
 
 finish

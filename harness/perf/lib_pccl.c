@@ -61,7 +61,16 @@ static int p_test_begin(perf_rank *R, const perf_case *cases, int ncases)
 {
     perf_team *T = R->T;
     perf_barrier(R);
-    if (R->rank == 0) {
+    if (T->o->share_gpu) { /* every rank on GPU 0: pcclCommInitAll refuses a device twice */
+        pcclConfig_t cfg = config(T->o);
+        if (R->rank == 0 && pcclGetUniqueId(&T->pid) != pcclSuccess)
+            perf_fatal(PERF_EXIT_ERROR, "pcclGetUniqueId: %s", pcclGetLastError(NULL));
+        perf_barrier(R);
+        pcclResult_t res = pcclCommInitRankConfig(&T->pcomm[R->rank], T->nranks, T->pid, R->rank, &cfg);
+        if (res != pcclSuccess)
+            perf_fatal(PERF_EXIT_ERROR, "rank %d: pcclCommInitRankConfig (%d ranks on GPU 0): %s (%s)", R->rank,
+                       T->nranks, pcclGetErrorString(res), pcclGetLastError(NULL));
+    } else if (R->rank == 0) {
         int devs[PERF_MAX_RANKS];
         for (int r = 0; r < T->nranks; r++) devs[r] = T->rank[r].dev;
         pcclConfig_t cfg = config(T->o);

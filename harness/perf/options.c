@@ -80,6 +80,10 @@ void perf_usage(FILE *f)
         "                        invocation: SQ read, flag waits, primitives, commits, completion and\n"
         "                        CQ write, the daemon's SQ-to-CQ total, and the rest (host: submit,\n"
         "                        poller, callback); out of place, no checks\n"
+        "  --share-gpu           every rank on GPU 0, as threads of this process (pccl only: NCCL\n"
+        "                        refuses a GPU twice): the daemons run side by side on one GPU's\n"
+        "                        SMs and meet in its memory, a proxy for protocol costs where one\n"
+        "                        GPU is all there is (no NVLink in the figures)\n"
         "  -h,--help             this text\n"
         "\n"
         "Timing: as nccl-tests, wall clock from a barrier of the rank threads to the completion of\n"
@@ -167,7 +171,7 @@ static int parse_timing(const char *s)
 const char *perf_timing_name(int timing) { return timing == PERF_TIMING_RT ? "rt" : "b2b"; }
 
 enum { O_COLL = 256, O_LIB, O_PMODE, O_ITERB, O_MINIT, O_CHECKMAX, O_SEED, O_CSV, O_JSON, O_DELAY, O_DRANK,
-       O_IFR, O_IFRN, O_IFRK, O_SPLIT, O_BCSV, O_TIMING, O_DEPTH, O_OVL, O_OVLM };
+       O_IFR, O_IFRN, O_IFRK, O_SPLIT, O_BCSV, O_TIMING, O_DEPTH, O_OVL, O_OVLM, O_SHARE };
 
 /* --interfere's cross-checks: one collective at one size; the kernel's size. */
 static void check_interfere(perf_opts *o, int coll_given, int b_given, int e_given, const char *ifr_arg)
@@ -225,7 +229,7 @@ void perf_parse_args(perf_opts *o, int argc, char **argv, int visible, int defau
         {"interfere", required_argument, 0, O_IFR}, {"interfere-n", required_argument, 0, O_IFRN},
         {"interfere-k", required_argument, 0, O_IFRK}, {"split", no_argument, 0, O_SPLIT},
         {"blocks-csv", required_argument, 0, O_BCSV}, {"overlap", no_argument, 0, O_OVL},
-        {"overlap-colls", required_argument, 0, O_OVLM},
+        {"overlap-colls", required_argument, 0, O_OVLM}, {"share-gpu", no_argument, 0, O_SHARE},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->nthreads = o->ngpus = 1;
@@ -342,6 +346,7 @@ void perf_parse_args(perf_opts *o, int argc, char **argv, int visible, int defau
         case O_IFRN: o->interfere_n = (long)parse_int(flag, v, 1, 32768); break;
         case O_IFRK: o->interfere_k = (long)parse_int(flag, v, 1, 10000000); break;
         case O_SPLIT: o->split = 1; break;
+        case O_SHARE: o->share_gpu = 1; break;
         case O_BCSV: o->blocks_csv = v; break;
         case 'h': perf_usage(stdout); exit(PERF_EXIT_OK);
         case ':': {
@@ -367,7 +372,10 @@ void perf_parse_args(perf_opts *o, int argc, char **argv, int visible, int defau
         o->nranks = default_ranks > PERF_MAX_RANKS ? PERF_MAX_RANKS : default_ranks;
         o->ngpus = o->nranks; /* nccl-tests' -g: one thread drives them all */
     }
-    if (o->nranks > visible) {
+    if (o->share_gpu && (o->libs & (1u << PERF_LIB_NCCL)))
+        bad("--share-gpu", NULL, "pccl only (NCCL refuses a GPU twice): add --lib pccl");
+    if (o->share_gpu && o->interfere) bad("--share-gpu", NULL, "not with --interfere");
+    if (o->nranks > visible && !(o->share_gpu && visible >= 1)) {
         char why[96];
         snprintf(why, sizeof why, "%d ranks asked for, %d GPUs visible", o->nranks, visible);
         bad("-g/-t", NULL, why);

@@ -85,6 +85,7 @@ typedef struct {
     long overlap_colls;          /* M (0: about the compute's time alone) */
     int split;                   /* --split: pccl's latency split (PCCL_PROFILE) */
     const char *blocks_csv;      /* --blocks-csv: with --split, a line per size, rank and daemon block */
+    int share_gpu;               /* --share-gpu: every rank on GPU 0 (pccl only) */
 } perf_opts;
 
 /* Parses argv into *o (visible: ranks possible; default_ranks: without -t
@@ -220,6 +221,7 @@ struct perf_team {
     char *hexp;                /* the reference shared by all ranks */
     size_t hexp_bytes;
     pcclComm_t pcomm[PERF_MAX_RANKS];
+    pcclUniqueId pid;          /* --share-gpu: the id every rank thread joins */
     perf_row *rows;            /* every result, for CSV and JSON */
     int nrows, cap;
     perf_irow *irows;          /* --interfere's results */

@@ -13,7 +13,8 @@
 extern "C" cudaError_t pccl_gpu_launch(const pccl_gpu *G, cudaStream_t stream);
 
 typedef struct {
-    cudaStream_t stream;
+    cudaStream_t stream; /* the daemon's */
+    cudaStream_t copy;   /* registration's uploads, init's clears: never behind the application's streams */
     void *dev, *pinned, *arena;
 } gpu_bk;
 
@@ -37,14 +38,17 @@ static pcclResult_t g_open(pcclComm_t c)
     c->bk = h;
     CU(NULL, cudaSetDevice(c->dev));
     CU(NULL, cudaStreamCreateWithFlags(&h->stream, cudaStreamNonBlocking));
+    CU(NULL, cudaStreamCreateWithFlags(&h->copy, cudaStreamNonBlocking));
     size_t total = pccl_carve_device(&c->G, NULL), pb = pccl_pinned_bytes(&c->G.k);
     CU(NULL, cudaMalloc(&h->dev, total));
-    CU(NULL, cudaMemset(h->dev, 0, total));
+    CU(NULL, cudaMemsetAsync(h->dev, 0, total, h->copy));
     CU(NULL, cudaMalloc(&h->arena, c->arena_bytes));
-    CU(NULL, cudaMemset(h->arena, 0, c->arena_bytes));
+    CU(NULL, cudaMemsetAsync(h->arena, 0, c->arena_bytes, h->copy));
     CU(NULL, cudaHostAlloc(&h->pinned, pb, cudaHostAllocMapped | cudaHostAllocPortable));
     memset(h->pinned, 0, pb);
-    CU(NULL, cudaDeviceSynchronize());
+    /* Not cudaDeviceSynchronize: it would wait for the application's work
+     * and for other communicators' daemons. */
+    CU(NULL, cudaStreamSynchronize(h->copy));
     /* unified addressing: one pointer serves the host and the device */
     pccl_carve_device(&c->G, (char *)h->dev);
     pccl_carve_pinned(&c->G, (char *)h->pinned);
@@ -62,6 +66,7 @@ static void g_close(pcclComm_t c)
     if (h->arena) cudaFree(h->arena);
     if (h->pinned) cudaFreeHost(h->pinned);
     if (h->stream) cudaStreamDestroy(h->stream);
+    if (h->copy) cudaStreamDestroy(h->copy);
     cudaGetLastError();
     free(h);
     c->bk = NULL;
@@ -119,10 +124,19 @@ static pcclResult_t g_enable_peer(pcclComm_t c, int peer)
     return pcclSuccess;
 }
 
+/* A registration's description, on the copy stream.  A plain cudaMemcpy
+ * runs on the legacy default stream and waits for the work queued on the
+ * blocking streams first, PyTorch's current stream among them: where that
+ * work is a pcclStreamWaitRun on a collective whose peers wait for this
+ * rank, the copy never starts, and registration holds the communicator's
+ * lock meanwhile, so the daemon is not relaunched either (the torch backend
+ * registers lazily, between a step's stream waits). */
 static pcclResult_t g_upload(pcclComm_t c, void *dst, const void *src, size_t n)
 {
+    cudaStream_t s = ((gpu_bk *)c->bk)->copy;
     CU(c, cudaSetDevice(c->dev));
-    CU(c, cudaMemcpy(dst, src, n, cudaMemcpyHostToDevice));
+    CU(c, cudaMemcpyAsync(dst, src, n, cudaMemcpyHostToDevice, s));
+    CU(c, cudaStreamSynchronize(s));
     return pcclSuccess;
 }
 
@@ -286,8 +300,15 @@ static pcclResult_t g_set_flags(pcclComm_t c, uint64_t *p, uint64_t v, size_t n)
     return pcclSuccess;
 }
 
+/* The daemon's stream holds only the daemon's launches. */
+static void g_launch_wait(pcclComm_t c)
+{
+    cudaSetDevice(c->dev);
+    if (cudaStreamSynchronize(((gpu_bk *)c->bk)->stream) != cudaSuccess) cudaGetLastError();
+}
+
 extern "C" const pccl_backend pccl_gpu_backend = {
     "gpu", g_open, g_close, g_export, g_import, g_unimport, g_enable_peer, g_upload,
     g_launch, g_running, g_devsync, g_check_buf, g_alloc, g_free, g_count, NULL,
-    g_stream_check, g_stream_write, g_stream_wait, g_set_flags,
+    g_stream_check, g_stream_write, g_stream_wait, g_set_flags, g_launch_wait,
 };

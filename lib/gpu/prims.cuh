@@ -2,9 +2,10 @@
  *
  * Above it, lib/scheduler.h decides which primitive of which collective runs;
  * lib/prog.c says what each collective's primitives are (the algorithm); the
- * connectors' slot and flag protocol (Simple) is in scheduler.h's
- * pccl_ready and pccl_post.  Here only the data moves: every mover thread takes a strided
- * share of the elements.  Connector slots are written by a peer GPU, so they
+ * connectors' slot and flag protocol is Simple's (scheduler.h's pccl_ready
+ * and pccl_post) or LL's (lib/proto_ll.h; its data movement in
+ * proto_ll.cuh, chosen per step by pccl_gpu_exec).  Here only the data
+ * moves: every mover thread takes a strided share of the elements.  Connector slots are written by a peer GPU, so they
  * are read around L1 (ld.global.cg): a line cached from an earlier use of the
  * slot must not be seen.  Arithmetic matches lib/host/reduce.c exactly
  * (integers wrap, half and bfloat16 are reduced in float and rounded to
@@ -75,11 +76,11 @@ template <int K> struct pccl_16_ops {
     static __device__ __forceinline__ uint16_t div(uint16_t x, int n) { return out(in(x) / (float)n); }
 };
 
-/* One element: reduce (or copy), divide, store. */
+/* One element: reduce (or copy), divide, store; sw: op(y, x) (PCCL_SWAP). */
 template <typename T, typename Ops>
-__device__ __forceinline__ T pccl_elem(int op, int dv, bool has_a, bool has_b, T x, T y)
+__device__ __forceinline__ T pccl_elem(int op, int dv, bool has_a, bool has_b, bool sw, T x, T y)
 {
-    T v = has_a && has_b ? Ops::op(op, x, y) : has_a ? x : y;
+    T v = has_a && has_b ? Ops::op(op, sw ? y : x, sw ? x : y) : has_a ? x : y;
     return dv ? Ops::div(v, dv) : v;
 }
 
@@ -106,6 +107,7 @@ __device__ __noinline__ uint64_t pccl_prim_vec(const pccl_job *j)
     uint4 *d0 = (uint4 *)j->d0, *d1 = (uint4 *)j->d1;
     const uint64_t nv = j->n / L, stride = blockDim.x - PCCL_CTRL_THREADS;
     const int dv = j->div;
+    const bool sw = j->swap;
     uint64_t i = threadIdx.x - PCCL_CTRL_THREADS;
     for (; i + (U - 1) * stride < nv; i += U * stride) { /* whole batches */
         vec x[U], y[U];
@@ -117,7 +119,7 @@ __device__ __noinline__ uint64_t pccl_prim_vec(const pccl_job *j)
 #pragma unroll
         for (int k = 0; k < U; k++) {
 #pragma unroll
-            for (int e = 0; e < L; e++) x[k].e[e] = pccl_elem<T, Ops>(OP, dv, HA, HB, x[k].e[e], y[k].e[e]);
+            for (int e = 0; e < L; e++) x[k].e[e] = pccl_elem<T, Ops>(OP, dv, HA, HB, sw, x[k].e[e], y[k].e[e]);
             if (d0) d0[i + k * stride] = x[k].u;
             if (d1) d1[i + k * stride] = x[k].u;
         }
@@ -127,7 +129,7 @@ __device__ __noinline__ uint64_t pccl_prim_vec(const pccl_job *j)
         if (HA) x.u = __ldcg(a + i);
         if (HB) y.u = b[i];
 #pragma unroll
-        for (int e = 0; e < L; e++) x.e[e] = pccl_elem<T, Ops>(OP, dv, HA, HB, x.e[e], y.e[e]);
+        for (int e = 0; e < L; e++) x.e[e] = pccl_elem<T, Ops>(OP, dv, HA, HB, sw, x.e[e], y.e[e]);
         if (d0) d0[i] = x.u;
         if (d1) d1[i] = x.u;
     }
@@ -153,25 +155,34 @@ template <typename T, typename Ops> __device__ void pccl_prim(const pccl_job *j)
     }
     for (uint64_t i = done + threadIdx.x - PCCL_CTRL_THREADS; i < n; i += blockDim.x - PCCL_CTRL_THREADS) {
         T x = a ? pccl_ld_peer(a + i) : T(), y = b ? b[i] : T();
-        T v = pccl_elem<T, Ops>(op, dv, a != NULL, b != NULL, x, y);
+        T v = pccl_elem<T, Ops>(op, dv, a != NULL, b != NULL, j->swap, x, y);
         if (d0) d0[i] = v;
         if (d1) d1[i] = v;
     }
 }
 
+#include "proto_ll.cuh"
+
+/* The step's primitive for its data type, in its protocol's layout. */
+template <typename T, typename Ops> __device__ __forceinline__ void pccl_prim_proto(const pccl_job *j)
+{
+    if (j->ll) pccl_ll_prim<T, Ops>(j);
+    else pccl_prim<T, Ops>(j);
+}
+
 __device__ __forceinline__ void pccl_gpu_exec(const pccl_job *j)
 {
     switch (j->dtype) {
-    case 0: pccl_prim<int8_t, pccl_int_ops<int8_t, uint8_t, int32_t> >(j); break;
-    case 1: pccl_prim<uint8_t, pccl_int_ops<uint8_t, uint8_t, uint32_t> >(j); break;
-    case 2: pccl_prim<int32_t, pccl_int_ops<int32_t, uint32_t, int32_t> >(j); break;
-    case 3: pccl_prim<uint32_t, pccl_int_ops<uint32_t, uint32_t, uint32_t> >(j); break;
-    case 4: pccl_prim<int64_t, pccl_int_ops<int64_t, uint64_t, int64_t> >(j); break;
-    case 5: pccl_prim<uint64_t, pccl_int_ops<uint64_t, uint64_t, uint64_t> >(j); break;
-    case 6: pccl_prim<uint16_t, pccl_16_ops<0> >(j); break;
-    case 7: pccl_prim<float, pccl_float_ops<float> >(j); break;
-    case 8: pccl_prim<double, pccl_float_ops<double> >(j); break;
-    case 9: pccl_prim<uint16_t, pccl_16_ops<1> >(j); break;
+    case 0: pccl_prim_proto<int8_t, pccl_int_ops<int8_t, uint8_t, int32_t> >(j); break;
+    case 1: pccl_prim_proto<uint8_t, pccl_int_ops<uint8_t, uint8_t, uint32_t> >(j); break;
+    case 2: pccl_prim_proto<int32_t, pccl_int_ops<int32_t, uint32_t, int32_t> >(j); break;
+    case 3: pccl_prim_proto<uint32_t, pccl_int_ops<uint32_t, uint32_t, uint32_t> >(j); break;
+    case 4: pccl_prim_proto<int64_t, pccl_int_ops<int64_t, uint64_t, int64_t> >(j); break;
+    case 5: pccl_prim_proto<uint64_t, pccl_int_ops<uint64_t, uint64_t, uint64_t> >(j); break;
+    case 6: pccl_prim_proto<uint16_t, pccl_16_ops<0> >(j); break;
+    case 7: pccl_prim_proto<float, pccl_float_ops<float> >(j); break;
+    case 8: pccl_prim_proto<double, pccl_float_ops<double> >(j); break;
+    case 9: pccl_prim_proto<uint16_t, pccl_16_ops<1> >(j); break;
     }
 }
 

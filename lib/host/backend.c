@@ -32,6 +32,11 @@ typedef struct {
     int arena_shm;               /* the arena is a shared mapping (exported) */
     char *mapped[2];             /* peers' arenas mapped (import) */
     size_t mapped_bytes[2];
+    /* PCCL_TEST_DRAIN_LOCKS=1: the device synchronization holds ctx_mu, which
+     * a launch needs, while it waits, as CUDA's lazy module load holds the
+     * context lock while it waits for the GPU to drain (and cudaFree) */
+    int drain_locks;
+    pthread_mutex_t ctx_mu;
 } host_bk;
 
 typedef struct {
@@ -84,6 +89,9 @@ static pcclResult_t h_open(pcclComm_t c)
     if (!h) return pccl_err(NULL, pcclSystemError, "out of host memory");
     pthread_mutex_init(&h->mu, NULL);
     pthread_cond_init(&h->cv, NULL);
+    pthread_mutex_init(&h->ctx_mu, NULL);
+    const char *dl = getenv("PCCL_TEST_DRAIN_LOCKS");
+    h->drain_locks = dl && atoi(dl) > 0;
     c->bk = h;
     size_t total = pccl_carve_device(&c->G, NULL);
     h->dev = calloc(1, total);
@@ -107,6 +115,7 @@ static void h_close(pcclComm_t c)
     else free(h->arena);
     pthread_mutex_destroy(&h->mu);
     pthread_cond_destroy(&h->cv);
+    pthread_mutex_destroy(&h->ctx_mu);
     free(h);
     c->bk = NULL;
 }
@@ -202,6 +211,7 @@ static pcclResult_t h_upload(pcclComm_t c, void *dst, const void *src, size_t n)
 static pcclResult_t h_launch(pcclComm_t c)
 {
     host_bk *h = c->bk;
+    if (h->drain_locks) pthread_mutex_lock(&h->ctx_mu);
     pthread_mutex_lock(&h->mu);
     pcclResult_t r = pcclSuccess;
     if (h->remaining == 0) {
@@ -224,6 +234,7 @@ static pcclResult_t h_launch(pcclComm_t c)
         if (h->remaining == 0) h->finished = h->launched;
     }
     pthread_mutex_unlock(&h->mu);
+    if (h->drain_locks) pthread_mutex_unlock(&h->ctx_mu);
     return r;
 }
 
@@ -242,6 +253,7 @@ static int h_running(pcclComm_t c)
 static pcclResult_t h_devsync(pcclComm_t c)
 {
     host_bk *h = c->bk;
+    if (h->drain_locks) pthread_mutex_lock(&h->ctx_mu);
     pthread_mutex_lock(&h->mu);
     uint64_t target = h->launched;
     pthread_mutex_unlock(&h->mu);
@@ -249,6 +261,7 @@ static pcclResult_t h_devsync(pcclComm_t c)
     pthread_mutex_lock(&h->mu);
     while (h->finished < target) pthread_cond_wait(&h->cv, &h->mu);
     pthread_mutex_unlock(&h->mu);
+    if (h->drain_locks) pthread_mutex_unlock(&h->ctx_mu);
     return pcclSuccess;
 }
 
@@ -278,8 +291,16 @@ static pcclResult_t h_set_flags(pcclComm_t c, uint64_t *p, uint64_t v, size_t n)
     return pcclSuccess;
 }
 
+static void h_launch_wait(pcclComm_t c)
+{
+    host_bk *h = c->bk;
+    pthread_mutex_lock(&h->mu);
+    while (h->remaining > 0) pthread_cond_wait(&h->cv, &h->mu);
+    pthread_mutex_unlock(&h->mu);
+}
+
 const pccl_backend pccl_host_backend = {
     "host", h_open, h_close, h_export, h_import, h_unimport, h_enable_peer, h_upload,
     h_launch, h_running, h_devsync, h_check_buf, h_alloc, h_free, h_count, h_forget,
-    pccl_host_stream_check, pccl_host_stream_write, pccl_host_stream_wait, h_set_flags,
+    pccl_host_stream_check, pccl_host_stream_write, pccl_host_stream_wait, h_set_flags, h_launch_wait,
 };

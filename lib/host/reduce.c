@@ -16,7 +16,7 @@
         for (uint64_t i = 0; i < j->n; i++) {                                     \
             T v = a ? a[i] : b[i];                                                \
             if (a && b) {                                                         \
-                W x = IN(a[i]), y = IN(b[i]);                                     \
+                W x = IN(j->swap ? b[i] : a[i]), y = IN(j->swap ? a[i] : b[i]);   \
                 switch (j->op) {                                                  \
                 case 1: v = FLOATY ? OUT(x * y) : (T)(U)((U)a[i] * (U)b[i]); break; \
                 case 2: v = OUT(x > y ? x : y); break;                            \

@@ -106,6 +106,13 @@ def rank_main(rank, args, initfile, qerr):
                     print(f"RESULT train backend={args.backend} order={args.order} rank={rank} outcome=HANG "
                           f"step={last_step[1] + 1} timeout_s={args.timeout} (no step completed; aborting the "
                           f"process group)", flush=True)
+                    faulthandler.dump_traceback(all_threads=True)  # where each thread of this rank waits
+                    if args.backend == "pccl":
+                        try:
+                            pg = dist.distributed_c10d._get_default_group()
+                            print(f"rank {rank}: pccl stats {pccl_torch.stats(pg)}", flush=True)
+                        except Exception as e:
+                            print(f"rank {rank}: pccl stats: {e}", flush=True)
                     try:
                         dist.distributed_c10d._get_default_group()._get_backend(device).abort()
                     except Exception as e:  # the backend may not offer abort

@@ -206,9 +206,10 @@ def body_identity(rank, world):
     # untagged, same shape, both in flight: refused on the second
     c1 = torch.ones(64, device=dev)
     c2 = torch.ones(64, device=dev)
-    # registered first: registration copies to the device with cudaMemcpy,
-    # which waits for the default stream's sleep below, and the first call
-    # would then complete before the second is issued (seen on one H100)
+    # registered first, so that the first call below is issued at once (on
+    # one H100, a first call that also registered completed before the
+    # second was issued, when registration's copy still waited for the
+    # default stream's sleep)
     dist.all_reduce(c2, async_op=True).wait()
     torch.cuda.synchronize()
     c2.fill_(1)
@@ -250,8 +251,12 @@ def test_identity_world2():
 
 if __name__ == "__main__":
     passed = failed = skipped = 0
+    only = sys.argv[1:]  # test names to run (default: all)
+    for name in only:
+        if not name.startswith("test_") or not callable(globals().get(name)):
+            sys.exit(f"test_backend.py: no test named '{name}'")
     for name, fn in list(globals().items()):
-        if not name.startswith("test_") or not callable(fn):
+        if not name.startswith("test_") or not callable(fn) or (only and name not in only):
             continue
         try:
             fn()

@@ -4,7 +4,10 @@
  * orders, optionally cudaDeviceSynchronize after every collective), checking
  * every output.  Exit 0 all ranks correct, 3 a rank hung (killed after
  * --timeout s), 4 wrong data, 1 other failure, 77 skipped, 2 bad arguments.
- *   pccl-multiproc [--gpus N] [--iters K] [--sync] [--timeout SEC]
+ *   pccl-multiproc [--gpus N | --share N] [--iters K] [--sync] [--timeout SEC]
+ * --share N: N processes all on GPU 0 (PCCL_DEVICE_OF_RANK=0,0,...), where
+ * one GPU is all there is: the GPU contexts take turns, so it checks data and
+ * progress, not speed.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -69,16 +72,25 @@ static int rank_main(int rank, int n, pcclUniqueId id, int iters, int sync)
 int main(int argc, char **argv)
 {
     setenv("NCCL_NVLS_ENABLE", "0", 1);
-    int n = 0, iters = 50, sync = 0, timeout = 120, rank = -1;
+    int n = 0, iters = 50, sync = 0, timeout = 120, rank = -1, share = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--gpus") && i + 1 < argc) n = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--iters") && i + 1 < argc) iters = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) timeout = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--share") && i + 1 < argc) share = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--sync")) sync = 1;
-        else if (!strcmp(argv[i], "--help")) { puts("usage: pccl-multiproc [--gpus N] [--iters K] [--sync] [--timeout SEC]"); return 0; }
+        else if (!strcmp(argv[i], "--help")) {
+            puts("usage: pccl-multiproc [--gpus N | --share N] [--iters K] [--sync] [--timeout SEC]\n"
+                 "  --share N   N processes, all on GPU 0 (a one-GPU machine: data and progress, not speed)");
+            return 0;
+        }
         else { fprintf(stderr, "pccl-multiproc: bad argument '%s'\n", argv[i]); return 2; }
     }
     if (iters < 1 || timeout < 1 || n < 0) { fprintf(stderr, "pccl-multiproc: --iters/--timeout must be >= 1\n"); return 2; }
+    if (share && (share < 2 || share > 8 || n)) {
+        fprintf(stderr, "pccl-multiproc: --share N: N in [2, 8], without --gpus\n");
+        return 2;
+    }
     /* Count GPUs in a child: the parent must not initialize CUDA before fork. */
     int fds[2], have = 0;
     if (pipe(fds)) return 1;
@@ -91,8 +103,15 @@ int main(int argc, char **argv)
     }
     if (read(fds[0], &have, sizeof have) != sizeof have) have = 0;
     waitpid(p, NULL, 0);
+    if (share) { /* every rank on GPU 0: pcclCommInitRank reads the list */
+        char dor[32] = "0";
+        for (int r = 1; r < share; r++) strcat(dor, ",0");
+        setenv("PCCL_DEVICE_OF_RANK", dor, 1);
+        if (have < 1) { printf("SKIP: needs a GPU (found none)\n"); return 77; }
+        n = share;
+    }
     if (!n) n = have;
-    if (have < 2 || n < 2 || n > have) { printf("SKIP: needs >= 2 GPUs (found %d)\n", have); return 77; }
+    if (!share && (have < 2 || n < 2 || n > have)) { printf("SKIP: needs >= 2 GPUs (found %d)\n", have); return 77; }
     pcclUniqueId id;
     if (pcclGetUniqueId(&id)) return 1;
     printf("pccl multi-process test: %d processes, iters=%d sync=%d\n", n, iters, sync);
@@ -123,7 +142,8 @@ int main(int argc, char **argv)
         usleep(10000);
     }
     int rc = hung ? 3 : worst;
-    printf("RESULT pccl-multiproc gpus=%d iters=%d sync=%d outcome=%s seconds=%ld\n", n, iters, sync,
+    printf("RESULT pccl-multiproc %s=%d iters=%d sync=%d outcome=%s seconds=%ld\n", share ? "ranks_on_gpu0" : "gpus", n,
+           iters, sync,
            rc == 0 ? "COMPLETED" : rc == 3 ? "HANG" : rc == 4 ? "WRONG" : "ERROR", (long)(time(NULL) - t0));
     return rc;
 }

@@ -10,10 +10,16 @@
  * distinct GPUs, or (--procs) one process each, on the devices of
  * PCCL_DEVICE_OF_RANK (two ranks may share one GPU: PCCL_DEVICE_OF_RANK=0,0).
  * --plain: pcclRun and pcclWaitAll instead (the host path, for comparison).
+ * --lazy: as a framework does (the torch backend): every collective on the
+ * legacy default stream, each registered at its first invocation (the same
+ * order on every rank, rank r starting 30*r ms late), so a registration
+ * comes while the stream waits for a collective the other ranks have not
+ * joined yet; after the first iteration, every collective's gate first,
+ * then the waits (one stream in different orders would deadlock by itself).
  * --bench K: one rank, K back-to-back 8-byte all-reduces on one stream, the
  * time per invocation (and the same with pcclRun + pcclWait).
  *
- *   pccl-stream [--ranks N] [--procs] [--iters K] [--sync] [--seed S] [--timeout SEC] [--bench K]
+ *   pccl-stream [--ranks N] [--procs] [--plain | --lazy] [--iters K] [--sync] [--seed S] [--timeout SEC] [--bench K]
  * Exit: 0 completed and correct, 3 hang, 4 wrong data, 2 bad arguments,
  * 1 other error, 77 skipped (not enough GPUs).
  */
@@ -31,7 +37,7 @@
 #include "../../lib/pccl.h"
 #include "schedule.h"
 
-static int nranks, iters = 100, do_sync, procs, timeout_s = 60, bench, plain;
+static int nranks, iters = 100, do_sync, procs, timeout_s = 60, bench, plain, lazy;
 static uint64_t seed = 1;
 static volatile long progress, wrong;
 static int watch_ranks; /* ranks whose progress this process counts */
@@ -88,26 +94,34 @@ static void *rank_main(void *arg)
     rank_arg *a = arg;
     CK(cudaSetDevice(a->dev));
     int ids[DL_SCHED_NCOLL], order[DL_SCHED_NCOLL];
+    uint64_t ticket[DL_SCHED_NCOLL];
     float *sb[DL_SCHED_NCOLL], *rb[DL_SCHED_NCOLL], *in[DL_SCHED_NCOLL], *out[DL_SCHED_NCOLL];
     cudaStream_t st[DL_SCHED_NCOLL];
     for (int c = 0; c < DL_SCHED_NCOLL; c++) {
         size_t cnt = dl_sched_count(c), bytes = cnt * sizeof(float);
-        PC(pcclRegisterAllReduce(a->comm, cnt, pcclFloat, pcclSum, 0, &ids[c]));
+        ids[c] = -1;
+        if (!lazy) PC(pcclRegisterAllReduce(a->comm, cnt, pcclFloat, pcclSum, 0, &ids[c]));
         PC(pcclMemAlloc(a->comm, (void **)&sb[c], bytes));
         PC(pcclMemAlloc(a->comm, (void **)&rb[c], bytes));
         CK(cudaMallocHost((void **)&in[c], bytes));
         CK(cudaMallocHost((void **)&out[c], bytes));
-        CK(cudaStreamCreateWithFlags(&st[c], cudaStreamNonBlocking));
+        if (lazy) st[c] = cudaStreamLegacy; /* PyTorch's default current stream */
+        else CK(cudaStreamCreateWithFlags(&st[c], cudaStreamNonBlocking));
         for (size_t e = 0; e < cnt; e++) in[c][e] = dl_sched_input(a->rank, e, c);
     }
     pthread_t sy;
     if (do_sync) pthread_create(&sy, NULL, syncer, a);
     uint64_t rng = seed ^ ((uint64_t)a->rank << 32);
+    if (lazy) usleep(30000 * a->rank);
     for (int it = 0; it < iters; it++) {
         dl_sched_order(seed, it, a->rank, DL_SCHED_NCOLL, order);
         for (int k = 0; k < DL_SCHED_NCOLL; k++) {
-            int c = order[k];
+            int c = lazy && it == 0 ? k : order[k]; /* lazy: first met in one order everywhere */
             size_t bytes = dl_sched_count(c) * sizeof(float);
+            if (ids[c] < 0) {
+                PC(pcclRegisterAllReduce(a->comm, dl_sched_count(c), pcclFloat, pcclSum, 0, &ids[c]));
+                if (ids[c] != c) { fprintf(stderr, "rank %d: collective %d registered as %d\n", a->rank, c, ids[c]); _exit(1); }
+            }
             rng = rng * 6364136223846793005ull + 1442695040888963407ull;
             CK(cudaMemsetAsync(sb[c], 0xff, bytes, st[c])); /* NaN: a sum read too early is wrong */
             CK(cudaMemsetAsync(rb[c], 0xff, bytes, st[c]));
@@ -118,8 +132,17 @@ static void *rank_main(void *arg)
                 PC(pcclRun(a->comm, ids[c], sb[c], rb[c], NULL, NULL));
                 continue;
             }
+            if (lazy && it > 0) { /* one stream: every gate before the first wait, as the torch backend */
+                PC(pcclRunAfter(a->comm, ids[c], sb[c], rb[c], st[c], &ticket[c]));
+                continue;
+            }
             PC(pcclRunOnStream(a->comm, ids[c], sb[c], rb[c], st[c]));
             CK(cudaMemcpyAsync(out[c], rb[c], bytes, cudaMemcpyDeviceToHost, st[c]));
+        }
+        for (int k = 0; lazy && it > 0 && k < DL_SCHED_NCOLL; k++) {
+            int c = order[k];
+            PC(pcclStreamWaitRun(a->comm, ids[c], ticket[c], st[c]));
+            CK(cudaMemcpyAsync(out[c], rb[c], dl_sched_count(c) * sizeof(float), cudaMemcpyDeviceToHost, st[c]));
         }
         if (plain) {
             PC(pcclWaitAll(a->comm));
@@ -147,7 +170,7 @@ static void *rank_main(void *arg)
         pcclMemFree(a->comm, rb[c]);
         cudaFreeHost(in[c]);
         cudaFreeHost(out[c]);
-        cudaStreamDestroy(st[c]);
+        if (!lazy) cudaStreamDestroy(st[c]);
     }
     return NULL;
 }
@@ -254,16 +277,19 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--sync")) do_sync = 1;
         else if (!strcmp(a, "--procs")) procs = 1;
         else if (!strcmp(a, "--plain")) plain = 1;
+        else if (!strcmp(a, "--lazy")) lazy = 1;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            puts("usage: pccl-stream [--ranks N] [--procs] [--plain] [--iters K] [--sync] [--seed S] [--timeout SEC] [--bench K]\n"
+            puts("usage: pccl-stream [--ranks N] [--procs] [--plain | --lazy] [--iters K] [--sync] [--seed S] [--timeout SEC] [--bench K]\n"
                  "  the paper's deadlock tests through streams (pcclRunOnStream), each all-reduce on its own\n"
                  "  stream; --sync: cudaDeviceSynchronize in a loop on a second thread per rank; --procs: one\n"
                  "  process per rank (devices from PCCL_DEVICE_OF_RANK); --bench K: one rank, K 8-byte\n"
-                 "  all-reduces back to back; --plain: pcclRun/pcclWaitAll instead of streams.\n"
+                 "  all-reduces back to back; --plain: pcclRun/pcclWaitAll instead of streams; --lazy: all on\n"
+                 "  the legacy default stream, each collective registered at its first invocation.\n"
                  "  Exit 0 ok, 3 hang, 4 wrong data, 77 skipped.");
             return 0;
         } else { fprintf(stderr, "pccl-stream: unknown argument '%s'\n", a); return 2; }
     }
+    if (plain && lazy) { fprintf(stderr, "pccl-stream: --plain and --lazy exclude each other\n"); return 2; }
     if (procs) { /* no CUDA in the parent before fork */
         if (!nranks) { fprintf(stderr, "pccl-stream: --procs needs --ranks\n"); return 2; }
         pcclUniqueId uid;

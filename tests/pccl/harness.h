@@ -26,6 +26,7 @@ int pt_register_multiproc(void);
 int pt_register_faults(void);
 int pt_register_stream(void);
 int pt_register_share(void);
+int pt_register_proto(void);
 int pt_register_hostpath(void);
 
 /* A failed CUnit assertion carrying a formatted message (also printed to
@@ -91,6 +92,14 @@ typedef struct {
  * results (each reported as a CUnit failure, the first few with a message). */
 int pt_run_cases(pcclComm_t *comms, int n, const pt_case *cases, int ncases, uint64_t seed, int rounds,
                  int reverse_odd);
+
+/* Every collective x op x type at each count, in place and out of place,
+ * on one communicator of n ranks speaking `proto` (test_correctness.c). */
+void pt_correctness(int n, int blocks, long chunk, int proto, const size_t *counts, int ncounts);
+/* Chaos mode over every collective x op x type at the given counts, all in
+ * flight together (test_chaos.c). */
+void pt_chaos_matrix(int n, int blocks, long chunk, int ilv, int dyn, int proto, const size_t *counts, int ncounts,
+                     int reverse_odd);
 
 /* The rendezvous file lib/bootstrap.c makes for a unique id (its naming,
  * mirrored here): pt_boot_path fills buf; pt_boot_unlink removes a file a

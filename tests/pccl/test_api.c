@@ -374,6 +374,9 @@ static void test_bad_config(void)
     BAD(sticky, 0, pcclInvalidArgument, "PCCL_STICKY");
     BAD(quitUs, 0, pcclInvalidArgument, "PCCL_QUIT_US");
     BAD(order, 2, pcclInvalidArgument, "PCCL_ORDER");
+    BAD(proto, 3, pcclInvalidArgument, "PCCL_PROTO");
+    BAD(proto, -2, pcclInvalidArgument, "PCCL_PROTO");
+    BAD(algo, 3, pcclInvalidArgument, "PCCL_ALGO");
     BAD(chaos, 3, pcclInvalidArgument, "PCCL_CHAOS");
     BAD(maxColls, 0, pcclInvalidArgument, "PCCL_MAX_COLLS");
     BAD(queueDepth, 1, pcclInvalidArgument, "PCCL_QUEUE_DEPTH");
@@ -503,6 +506,7 @@ static void test_balanced_loops(void)
 {
     pcclComm_t c[2];
     pcclConfig_t cfg = pt_config(3, 256);
+    cfg.algo = PCCL_ALGO_RING; /* the ring's loops and steps, counted below */
     if (pt_init(c, 2, &cfg)) return;
     pt_case k = {{pcclCollAllReduce, pcclInt32, pcclSum, 0, 512, 2}, 0, 0, 0};
     pt_run_cases(c, 2, &k, 1, 21, 1, 0);
@@ -532,6 +536,8 @@ static void test_dynamic_groups(void)
         pcclComm_t c[2];
         pcclConfig_t cfg = pt_config(2, 1024);
         cfg.dynamic = dyn;
+        cfg.proto = PCCL_PROTO_SIMPLE; /* LL deals its groups (register.c) */
+        cfg.algo = PCCL_ALGO_RING;     /* the ring's loops and steps, counted below */
         if (pt_init(c, 2, &cfg)) continue;
         /* 65536 int32 in 1 KiB chunks on 2 ranks: 128 loops, 64 groups of 2 */
         pt_case k = {{pcclCollAllReduce, pcclInt32, pcclSum, 0, 65536, 2}, 0, 0, 0};
@@ -566,6 +572,14 @@ static void test_bad_env(void)
     env_case("PCCL_CHUNK_BYTES", "-4", pcclInvalidArgument);
     env_case("PCCL_ORDER", "bogus", pcclInvalidArgument);
     env_case("PCCL_ORDER", "priority", pcclSuccess);
+    env_case("PCCL_PROTO", "bogus", pcclInvalidArgument);
+    env_case("PCCL_PROTO", "3", pcclInvalidArgument);
+    env_case("PCCL_PROTO", "ll", pcclSuccess);
+    env_case("PCCL_PROTO", "simple", pcclSuccess);
+    env_case("PCCL_PROTO", "auto", pcclSuccess);
+    env_case("PCCL_ALGO", "tree", pcclInvalidArgument);
+    env_case("PCCL_ALGO", "direct", pcclSuccess);
+    env_case("PCCL_ALGO", "ring", pcclSuccess);
     env_case("PCCL_CHAOS", "1", pcclSuccess);
     env_case("PCCL_PROFILE", "2", pcclInvalidArgument);
     env_case("PCCL_INTERLEAVE", "64", pcclInvalidArgument);

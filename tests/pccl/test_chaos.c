@@ -9,19 +9,23 @@
 /* Every collective x op x type at a few counts, all in flight together. */
 /* ilv: loops a block runs step by step together (PCCL_INTERLEAVE; -1: the
  * default); dyn: PCCL_DYNAMIC (groups claimed at run time, or dealt);
- * 1003 elements in 256-byte chunks give every block many loops. */
-static void chaos_matrix(int n, int blocks, long chunk, int ilv, int dyn, const size_t *counts, int ncounts,
-                         int reverse_odd)
+ * proto: PCCL_PROTO (these tests: Simple, whose groups are claimed; LL's are
+ * dealt: test_proto.c); 1003 elements in 256-byte chunks give every block
+ * many loops. */
+void pt_chaos_matrix(int n, int blocks, long chunk, int ilv, int dyn, int proto, const size_t *counts, int ncounts,
+                     int reverse_odd)
 {
     static const pcclDataType_t types[pcclNumTypes] = {pcclInt8,  pcclUint8,   pcclInt32,   pcclUint32,
                                                        pcclInt64, pcclUint64,  pcclFloat16, pcclFloat32,
                                                        pcclFloat64, pcclBfloat16};
     char name[80];
-    snprintf(name, sizeof name, "chaos matrix n=%d blocks=%d interleave=%d dynamic=%d", n, blocks, ilv, dyn);
+    snprintf(name, sizeof name, "chaos matrix n=%d blocks=%d interleave=%d dynamic=%d proto=%d", n, blocks, ilv, dyn,
+             proto);
     pt_begin(name, 120);
     pcclConfig_t cfg = pt_config(blocks, chunk);
     cfg.interleave = ilv;
     cfg.dynamic = dyn;
+    cfg.proto = proto;
     cfg.chaos = 1;
     cfg.chaosSeed = 12345;
     cfg.maxColls = 4096;
@@ -56,14 +60,14 @@ static void chaos_matrix(int n, int blocks, long chunk, int ilv, int dyn, const 
 static void test_matrix_3(void)
 {
     static const size_t c[] = {7, 1003};
-    chaos_matrix(3, 2, 256, -1, 1, c, 2, 0);
+    pt_chaos_matrix(3, 2, 256, -1, 1, PCCL_PROTO_SIMPLE, c, 2, 0);
 }
 
 /* Groups dealt round robin instead of claimed (PCCL_DYNAMIC=0). */
 static void test_matrix_3_static(void)
 {
     static const size_t c[] = {1003};
-    chaos_matrix(3, 2, 256, -1, 0, c, 1, 0);
+    pt_chaos_matrix(3, 2, 256, -1, 0, PCCL_PROTO_SIMPLE, c, 1, 0);
 }
 
 /* As many loops in flight per block as the ring has slots (4) but one: the
@@ -71,13 +75,13 @@ static void test_matrix_3_static(void)
 static void test_matrix_3_full_interleave(void)
 {
     static const size_t c[] = {1003};
-    chaos_matrix(3, 2, 256, 3, 1, c, 1, 0);
+    pt_chaos_matrix(3, 2, 256, 3, 1, PCCL_PROTO_SIMPLE, c, 1, 0);
 }
 
 static void test_matrix_4_opposite(void)
 {
     static const size_t c[] = {301};
-    chaos_matrix(4, 3, 256, 1, 1, c, 1, 1); /* and loop by loop, 3 blocks claiming */
+    pt_chaos_matrix(4, 3, 256, 1, 1, PCCL_PROTO_SIMPLE, c, 1, 1); /* and loop by loop, 3 blocks claiming */
 }
 
 static void chaos_random(int G, int blocks, int sync, int iters)

@@ -36,15 +36,17 @@ static int matrix(pt_case *out, int n, const pcclDataType_t *types, int ntypes, 
 
 #define MAX_CASES (pcclNumTypes * 17 * 2)
 
-/* Runs the matrix for each count on one communicator of n ranks. */
-static void run_config(int n, int blocks, long chunk, const pcclDataType_t *types, int ntypes, const size_t *counts,
-                       int ncounts)
+/* Runs the matrix for each count on one communicator of n ranks, in the
+ * protocol `proto` (PCCL_CONFIG_UNSET: the environment's, else by size). */
+static void run_proto(int n, int blocks, long chunk, const pcclDataType_t *types, int ntypes, const size_t *counts,
+                      int ncounts, int proto)
 {
     char name[96];
-    snprintf(name, sizeof name, "correctness n=%d blocks=%d chunk=%ld", n, blocks, chunk);
+    snprintf(name, sizeof name, "correctness n=%d blocks=%d chunk=%ld proto=%d", n, blocks, chunk, proto);
     pt_begin(name, 120);
     pcclConfig_t cfg = pt_config(blocks, chunk);
     cfg.maxColls = 4096;
+    cfg.proto = proto;
     pcclComm_t comms[PT_MAX_RANKS];
     if (pt_init(comms, n, &cfg)) { pt_end(); return; }
     pt_case *cases = calloc(MAX_CASES, sizeof *cases);
@@ -68,6 +70,17 @@ static void run_config(int n, int blocks, long chunk, const pcclDataType_t *type
 }
 
 static const size_t small_counts[] = {1, 7, 1003};
+
+static void run_config(int n, int blocks, long chunk, const pcclDataType_t *types, int ntypes, const size_t *counts,
+                       int ncounts)
+{
+    run_proto(n, blocks, chunk, types, ntypes, counts, ncounts, PCCL_CONFIG_UNSET);
+}
+
+void pt_correctness(int n, int blocks, long chunk, int proto, const size_t *counts, int ncounts)
+{
+    run_proto(n, blocks, chunk, all_types, pcclNumTypes, counts, ncounts, proto);
+}
 
 static void test_1gpu(void) { run_config(1, 1, -1, all_types, pcclNumTypes, small_counts, 3); }
 static void test_2gpu_many_loops(void) { run_config(2, 1, 256, all_types, pcclNumTypes, small_counts, 3); }

@@ -125,6 +125,10 @@ static void test_shrink_threads(void)
         pcclCommCount(a[i].shrunk, &n);
         pcclCommUserRank(a[i].shrunk, &rank);
         PT_CHECK(n == 2 && rank == i, "old rank %d: new communicator of %d, rank %d (want 2, %d)", 2 * i, n, rank, i);
+        int dev_old = -1, dev_new = -2; /* a survivor keeps its device (old rank 2 is new rank 1) */
+        PT_OK(pcclCommCuDevice(a[i].old, &dev_old));
+        PT_OK(pcclCommCuDevice(a[i].shrunk, &dev_new));
+        PT_CHECK(dev_new == dev_old, "old rank %d: device %d after the shrink, %d before", 2 * i, dev_new, dev_old);
         PT_OK(pcclCommDestroy(a[i].shrunk));
     }
     pcclResult_t ae = pcclRemoteError;

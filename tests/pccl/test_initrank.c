@@ -10,19 +10,24 @@
 typedef struct {
     pcclUniqueId id;
     int nranks, rank, use_config;
-    int blocks, dynamic_off;    /* with use_config: blocks (0: pt_config's 2); 1: PCCL_DYNAMIC 0 */
+    int blocks, odd_knob;       /* with use_config: blocks (0: pt_config's 2); the knob set apart (below) */
     pcclComm_t comm;
     pcclResult_t init, run;
     int bad_count, bad_rank, wrong;
     char msg[512];
 } rank_arg;
 
+/* The knob an odd rank sets apart from the others' defaults. */
+enum { ODD_NONE, ODD_DYNAMIC_OFF, ODD_PROTO_LL, ODD_ALGO_RING };
+
 /* A rank's whole life: join, register, run a few collectives, check, leave. */
 static void *rank_main(void *p)
 {
     rank_arg *a = p;
     pcclConfig_t cfg = pt_config(a->blocks ? a->blocks : 2, 512);
-    if (a->dynamic_off) cfg.dynamic = 0;
+    if (a->odd_knob == ODD_DYNAMIC_OFF) cfg.dynamic = 0;
+    if (a->odd_knob == ODD_PROTO_LL) cfg.proto = PCCL_PROTO_LL;
+    if (a->odd_knob == ODD_ALGO_RING) cfg.algo = PCCL_ALGO_RING;
     a->init = a->use_config ? pcclCommInitRankConfig(&a->comm, a->nranks, a->id, a->rank, &cfg)
                             : pcclCommInitRank(&a->comm, a->nranks, a->id, a->rank);
     if (a->init != pcclSuccess) {
@@ -66,8 +71,8 @@ static void *rank_main(void *p)
 }
 
 /* n ranks, each a thread, joining one id in reverse order; rank odd_rank (-1:
- * none) with `blocks` daemon blocks or dynamic groups off. */
-static void run_ranks(rank_arg *a, int n, int use_config, int odd_rank, int blocks, int dynamic_off)
+ * none) with `blocks` daemon blocks or odd_knob set. */
+static void run_ranks(rank_arg *a, int n, int use_config, int odd_rank, int blocks, int odd_knob)
 {
     pcclUniqueId id;
     PT_OK(pcclGetUniqueId(&id));
@@ -79,7 +84,7 @@ static void run_ranks(rank_arg *a, int n, int use_config, int odd_rank, int bloc
         a[r].rank = n - 1 - r; /* join in any order */
         a[r].use_config = use_config;
         a[r].blocks = a[r].rank == odd_rank ? blocks : 0;
-        a[r].dynamic_off = a[r].rank == odd_rank ? dynamic_off : 0;
+        a[r].odd_knob = a[r].rank == odd_rank ? odd_knob : ODD_NONE;
         pthread_create(&t[r], NULL, rank_main, &a[r]);
     }
     for (int r = 0; r < n; r++) pthread_join(t[r], NULL);
@@ -89,7 +94,7 @@ static void group(int n, int use_config)
 {
     pt_begin("initrank group", 60);
     rank_arg a[PT_MAX_RANKS];
-    run_ranks(a, n, use_config, -1, 0, 0);
+    run_ranks(a, n, use_config, -1, 0, ODD_NONE);
     for (int r = 0; r < n; r++) {
         PT_CHECK(a[r].init == pcclSuccess, "rank %d: pcclCommInitRank -> %s", a[r].rank,
                  pcclGetErrorString(a[r].init));
@@ -201,10 +206,10 @@ static void test_mismatched_join(void)
 
 /* Ranks that differ in a knob that shapes the rings are all refused, with
  * an error naming the knob; a group whose knobs agree then forms. */
-static void mismatch(int n, int odd_rank, int blocks, int dynamic_off, const char *knob)
+static void mismatch(int n, int odd_rank, int blocks, int odd_knob, const char *knob)
 {
     rank_arg a[PT_MAX_RANKS];
-    run_ranks(a, n, 1, odd_rank, blocks, dynamic_off);
+    run_ranks(a, n, 1, odd_rank, blocks, odd_knob);
     for (int r = 0; r < n; r++) {
         PT_CHECK(a[r].init == pcclInvalidArgument, "rank %d of %d (rank %d differs in %s): init -> %s", a[r].rank,
                  n, odd_rank, knob, pcclGetErrorString(a[r].init));
@@ -218,9 +223,11 @@ static void mismatch(int n, int odd_rank, int blocks, int dynamic_off, const cha
 static void test_knobs_differ(void)
 {
     pt_begin("initrank knobs differ", 60);
-    mismatch(2, 1, 3, 0, "PCCL_BLOCKS");
-    mismatch(3, 0, 0, 1, "PCCL_DYNAMIC");
-    mismatch(4, 2, 1, 0, "PCCL_BLOCKS");
+    mismatch(2, 1, 3, ODD_NONE, "PCCL_BLOCKS");
+    mismatch(3, 0, 0, ODD_DYNAMIC_OFF, "PCCL_DYNAMIC");
+    mismatch(2, 0, 0, ODD_PROTO_LL, "PCCL_PROTO"); /* auto on rank 1 */
+    mismatch(2, 1, 0, ODD_ALGO_RING, "PCCL_ALGO");
+    mismatch(4, 2, 1, ODD_NONE, "PCCL_BLOCKS");
     group(3, 1);
     pt_end();
 }

@@ -240,7 +240,8 @@ static void test_pending_in_order(void)
 /* Both ranks' inputs come 100 ms after the calls; meanwhile their daemons
  * quit (PCCL_QUIT_US 500) and the restart delay is 200 ms
  * (PCCL_RELAUNCH_US): the pollers must relaunch at the gates' opening, not
- * after the delay. */
+ * after the delay.  No stream waits for the collective (a stream wait would
+ * hold the daemon: test_drain_locks_launch), the host does. */
 static void test_gate_opening_relaunches(void)
 {
     pair p;
@@ -259,14 +260,17 @@ static void test_gate_opening_relaunches(void)
         poison(p.recv[r]);
     }
     sfn in[2], out[2];
+    uint64_t ticket[2] = {0, 0};
     for (int r = 0; r < 2; r++) {
         in[r] = (sfn){p.send[r], 0, 100, 0, 0};
         out[r] = (sfn){p.recv[r], 0, 0, 0, -1};
         PT_OK(pcclHostStreamLaunch(p.st[r], write_input, &in[r]));
-        PT_OK(pcclRunOnStream(p.comms[r], p.id, p.send[r], p.recv[r], p.st[r]));
-        PT_OK(pcclHostStreamLaunch(p.st[r], check_output, &out[r]));
+        PT_OK(pcclRunAfter(p.comms[r], p.id, p.send[r], p.recv[r], p.st[r], &ticket[r]));
     }
-    for (int r = 0; r < 2; r++) PT_OK(pcclHostStreamSynchronize(p.st[r]));
+    for (int r = 0; r < 2; r++) {
+        PT_OK(pcclWaitRun(p.comms[r], p.id, ticket[r]));
+        check_output(&out[r]); /* and its time */
+    }
     double opened = in[0].t > in[1].t ? in[0].t : in[1].t;
     for (int r = 0; r < 2; r++) {
         PT_CHECK(out[r].wrong == 0, "rank %d: %ld of %d output elements wrong", r, out[r].wrong, N);
@@ -317,6 +321,65 @@ static void test_abort_releases(void)
     pthread_join(th, NULL);
     PT_CHECK(w.r == pcclRemoteError, "pcclWaitRun of the pending invocation returned %s at the abort, expected %s",
              pcclGetErrorString(w.r), pcclGetErrorString(pcclRemoteError));
+    pair_close(&p);
+    pt_end();
+}
+
+typedef struct {
+    pair *p;
+    double t;
+    pcclResult_t r;
+} late_peer;
+
+static void *join_late(void *arg)
+{
+    late_peer *l = arg;
+    ck_sleep_ms(50);
+    l->t = ck_now();
+    l->r = pcclRun(l->p->comms[1], l->p->id, l->p->send[1], l->p->recv[1], NULL, NULL);
+    if (!l->r) l->r = pcclWait(l->p->comms[1], l->p->id);
+    return NULL;
+}
+
+/* What a framework's thread does on a GPU (the torch backend, pccl-stream
+ * --lazy): a collective and a stream wait for it, then a CUDA call that
+ * drains the GPU while holding the context lock, as the first launch of a
+ * kernel under lazy module loading does (PCCL_TEST_DRAIN_LOCKS=1: the host
+ * backend's device synchronization holds the lock a launch needs).  Rank 1
+ * joins 50 ms later, long after an idle daemon quits (PCCL_QUIT_US 500).  A
+ * daemon that quit could not be relaunched before the drain ended, nor the
+ * drain end before the collective completed: it must stay while the stream
+ * waits (scheduler.h, pccl_may_quit), and quit once the wait is over. */
+static void test_drain_locks_launch(void)
+{
+    pair p;
+    pt_begin("stream: a drain holding the launch lock while a stream waits", 20);
+    setenv("PCCL_TEST_DRAIN_LOCKS", "1", 1);
+    int bad = pair_open(&p, 2);
+    unsetenv("PCCL_TEST_DRAIN_LOCKS");
+    if (bad) { pt_end(); return; }
+    for (int r = 0; r < 2; r++)
+        for (int i = 0; i < N; i++) p.send[r][i] = i;
+    sfn out = {p.recv[0], 0, 0, 0, -1};
+    PT_OK(pcclRunOnStream(p.comms[0], p.id, p.send[0], p.recv[0], p.st[0]));
+    PT_OK(pcclHostStreamLaunch(p.st[0], check_output, &out));
+    late_peer l = {&p, 0, pcclInternalError};
+    pthread_t th;
+    pthread_create(&th, NULL, join_late, &l);
+    PT_OK(pcclDeviceSynchronize(p.comms[0])); /* the drain: returns once the collective did */
+    double t = ck_now();
+    pthread_join(th, NULL);
+    PT_CHECK(l.r == pcclSuccess, "rank 1: %s", pcclGetErrorString(l.r));
+    PT_CHECK(out.wrong == 0, "%ld of %d output elements wrong after the drain", out.wrong, N);
+    PT_CHECK(t >= l.t, "the drain returned before rank 1 joined");
+    pcclStats_t st;
+    PT_OK(pcclCommGetStats(p.comms[0], &st));
+    PT_CHECK(st.launches == 1, "rank 0's daemon was launched %llu times: it quit while the stream waited",
+             (unsigned long long)st.launches);
+    /* The wait is over: no hold left, the daemon quits when idle again. */
+    double t0 = ck_now();
+    PT_OK(pcclDeviceSynchronize(p.comms[0]));
+    PT_CHECK(ck_now() - t0 < 2.0, "a drain after the wait took %.2f s: the daemon stayed held", ck_now() - t0);
     pair_close(&p);
     pt_end();
 }
@@ -391,6 +454,7 @@ int pt_register_stream(void)
         !CU_add_test(s, "invocations outstanding, two streams, in order", test_pending_in_order) ||
         !CU_add_test(s, "abort releases a waiting stream", test_abort_releases) ||
         !CU_add_test(s, "an opening gate relaunches the daemon", test_gate_opening_relaunches) ||
+        !CU_add_test(s, "a drain holding the launch lock while a stream waits", test_drain_locks_launch) ||
         !CU_add_test(s, "bad handles refused", test_bad_handles) ||
         !CU_add_test(s, "random order through streams, 2 gpus", test_random_2) ||
         !CU_add_test(s, "random order through streams, 4 gpus", test_random_4) ||

@@ -36,6 +36,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <unistd.h>
 #include <deque>
 #include <map>
 #include <memory>
@@ -47,6 +48,19 @@
 namespace pccl_torch {
 
 static thread_local std::string current_tag; // pccl_torch.tag(...)
+
+// PCCL_TORCH_TRACE=1: every claim, registration, issue and wait on stderr,
+// flushed at once (a hang's last lines say where each rank stopped).
+static const bool tracing = getenv("PCCL_TORCH_TRACE") && atoi(getenv("PCCL_TORCH_TRACE")) > 0;
+#define TRACE(...)                                                                                           \
+    do {                                                                                                     \
+        if (tracing) {                                                                                       \
+            fprintf(stderr, "pccl_torch[%d]: ", (int)getpid());                                             \
+            fprintf(stderr, __VA_ARGS__);                                                                    \
+            fputc('\n', stderr);                                                                            \
+            fflush(stderr);                                                                                  \
+        }                                                                                                    \
+    } while (0)
 
 static void check(pcclComm_t comm, pcclResult_t r, const char *what)
 {
@@ -133,6 +147,8 @@ class Work : public c10d::Work {
     bool wait(std::chrono::milliseconds) override
     {
         call_->waited = true;
+        TRACE("wait collective %d ticket %llu (%s)", call_->id, (unsigned long long)call_->ticket,
+              host_wait_ ? "host" : "stream");
         if (host_wait_) {
             check(comm_, pcclWaitRun(comm_, call_->id, call_->ticket), "pcclWaitRun");
         } else {
@@ -268,6 +284,7 @@ class Backend : public c10d::Backend {
         auto it = ids_.find(name);
         if (it != ids_.end()) return it->second;
         int slot;
+        TRACE("claim %s", name.c_str());
         if (store_->add("pccl/claim/" + name, 1) == 1) {
             slot = (int)store_->add("pccl/nslots", 1) - 1;
             store_->set("pccl/slot/" + std::to_string(slot), bytes(name));
@@ -275,6 +292,7 @@ class Backend : public c10d::Backend {
         } else {
             slot = std::stoi(str(store_->get("pccl/keyslot/" + name)));
         }
+        TRACE("%s is slot %d", name.c_str(), slot);
         while ((int)names_.size() <= slot) register_slot((int)names_.size());
         return ids_.at(name);
     }
@@ -298,6 +316,7 @@ class Backend : public c10d::Backend {
         default: r = pcclRegisterBroadcast(comm_, n, dt, root, 0, &id); break;
         }
         check(comm_, r, "registering a collective");
+        TRACE("registered slot %d (%s) as collective %d", s, name.c_str(), id);
         TORCH_CHECK(id == s, "pccl: slot ", s, " registered as collective ", id);
         ids_[name] = id;
         names_.push_back(name);
@@ -328,8 +347,10 @@ class Backend : public c10d::Backend {
         auto s = c10::cuda::getCurrentCUDAStream(dev_);
         auto call = std::make_shared<Call>();
         call->id = id;
+        TRACE("issue %s: collective %d on stream %p", name.c_str(), id, (void *)s.stream());
         check(comm_, pcclRunAfter(comm_, id, in.data_ptr(), out.data_ptr(), s.stream(), &call->ticket),
               "pcclRunAfter");
+        TRACE("issued %s: collective %d ticket %llu", name.c_str(), id, (unsigned long long)call->ticket);
         issued_[id] = call->ticket;
         last_[name] = call;
         inflight_.push_back({call, keep}); // the memory stays ours until the daemon is done with it

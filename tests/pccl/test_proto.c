@@ -1,0 +1,200 @@
+/* Protocols (lib/proto_ll.h, lib/tune.c): the LL protocol forced on every
+ * collective x op x type, in place and out of place, at the sizes the tuner
+ * picks it for and past one slot (many loops, many pieces); in chaos mode
+ * (preempted at every step, resumed in any order); in random invocation
+ * orders; and the tuner's table.  Results are checked against plain
+ * arithmetic (check.c), which the Simple protocol's runs match too. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+/* lib/tune.c's tables (core.h declares them; the tests see only pccl.h). */
+int pccl_pick_proto(int knob, int type, uint64_t bytes, int nranks);
+int pccl_pick_algo(int knob, int type, uint64_t bytes, int nranks);
+
+/* An environment variable set for the length of a test. */
+typedef struct {
+    const char *name;
+    char *old;
+} env_keep;
+static env_keep env_push(const char *name, const char *value)
+{
+    const char *o = getenv(name);
+    env_keep k = {name, o ? strdup(o) : NULL};
+    setenv(name, value, 1);
+    return k;
+}
+static void env_pop(env_keep k)
+{
+    if (k.old) setenv(k.name, k.old, 1);
+    else unsetenv(k.name);
+    free(k.old);
+}
+
+static void test_tuner(void)
+{
+    /* a forced protocol is kept at any size */
+    CU_ASSERT_EQUAL(pccl_pick_proto(PCCL_PROTO_LL, 0, 1ull << 30, 8), PCCL_PROTO_LL);
+    CU_ASSERT_EQUAL(pccl_pick_proto(PCCL_PROTO_SIMPLE, 0, 8, 2), PCCL_PROTO_SIMPLE);
+    /* auto: LL for small messages, Simple for large ones and for one rank */
+    for (int n = 2; n <= 64; n *= 2) {
+        CU_ASSERT_EQUAL(pccl_pick_proto(PCCL_PROTO_AUTO, 0, 8, n), PCCL_PROTO_LL);
+        CU_ASSERT_EQUAL(pccl_pick_proto(PCCL_PROTO_AUTO, 0, 64u << 20, n), PCCL_PROTO_SIMPLE);
+    }
+    CU_ASSERT_EQUAL(pccl_pick_proto(PCCL_PROTO_AUTO, 0, 8, 1), PCCL_PROTO_SIMPLE);
+    /* direct: all-reduce on 2 ranks only, small sizes by default, forced at any */
+    CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_AUTO, 0, 8, 2), PCCL_ALGO_DIRECT);
+    CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_AUTO, 0, 1u << 30, 2), PCCL_ALGO_RING);
+    CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_DIRECT, 0, 1u << 30, 2), PCCL_ALGO_DIRECT);
+    CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_DIRECT, 0, 8, 3), PCCL_ALGO_RING);
+    for (int t = 1; t < pcclNumColls; t++) CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_DIRECT, t, 8, 2), PCCL_ALGO_RING);
+    CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_RING, 0, 8, 2), PCCL_ALGO_RING);
+    /* a threshold that grows with the size: once Simple, Simple above */
+    for (int n = 2; n <= 8; n++) {
+        int simple = 0;
+        for (uint64_t b = 8; b <= (1ull << 30); b *= 2) {
+            int p = pccl_pick_proto(PCCL_PROTO_AUTO, 0, b, n);
+            CU_ASSERT(!simple || p == PCCL_PROTO_SIMPLE);
+            simple |= p == PCCL_PROTO_SIMPLE;
+        }
+        CU_ASSERT(simple);
+    }
+}
+
+/* LL forced: counts 1, 7 (units with a partial tail for every type size),
+ * 1003; 3 blocks; and 256-byte chunks (many loops, all slots reused). */
+static void test_ll_2gpu(void)
+{
+    static const size_t c[] = {1, 7, 1003};
+    pt_correctness(2, 3, -1, PCCL_PROTO_LL, c, 3);
+}
+static void test_ll_3gpu_many_loops(void)
+{
+    static const size_t c[] = {7, 1003};
+    pt_correctness(3, 2, 256, PCCL_PROTO_LL, c, 2);
+}
+static void test_ll_4gpu(void)
+{
+    static const size_t c[] = {1, 1003};
+    pt_correctness(4, 1, -1, PCCL_PROTO_LL, c, 2);
+}
+/* Steps of many pieces (lib/host/proto_ll.c: 64 units, 512 bytes each):
+ * 5003 elements in 8 KiB chunks (up to 16 pieces a step, several loops);
+ * and an empty collective, whose steps carry only their flags. */
+static void test_ll_large_and_empty(void)
+{
+    static const size_t c[] = {0, 5003};
+    pt_correctness(3, 2, 8 << 10, PCCL_PROTO_LL, c, 2);
+}
+/* The same at the same sizes in Simple, the results of both checked
+ * against the same arithmetic. */
+static void test_simple_same_sizes(void)
+{
+    static const size_t c[] = {7, 1003};
+    pt_correctness(3, 2, 256, PCCL_PROTO_SIMPLE, c, 2);
+}
+
+/* The direct all-reduce (2 ranks), forced through the environment, in both
+ * protocols; and in chaos mode. */
+static void test_direct(void)
+{
+    static const size_t c[] = {1, 7, 1003};
+    env_keep k = env_push("PCCL_ALGO", "direct");
+    pt_correctness(2, 3, -1, PCCL_PROTO_LL, c, 3);
+    pt_correctness(2, 1, 256, PCCL_PROTO_SIMPLE, c, 3);
+    pt_chaos_matrix(2, 2, 256, -1, 1, PCCL_PROTO_LL, c + 1, 2, 1);
+    pt_chaos_matrix(2, 2, 256, -1, 1, PCCL_PROTO_SIMPLE, c + 1, 2, 0);
+    env_pop(k);
+}
+
+/* Every rank of an all-reduce gets the same bits, where the reduction of
+ * the same operands in another order would not: max and min of NaN and a
+ * number, and of -0 and +0 (x > y ? x : y keeps the second of equals and
+ * of unordered operands).  The direct algorithm reduces on both ranks, in
+ * one order (PCCL_SWAP); the ring reduces each element on one rank. */
+static void same_bits(int algo, pcclRedOp_t op)
+{
+    pcclComm_t c[2];
+    pcclConfig_t cfg = pt_config(1, -1);
+    cfg.algo = algo;
+    if (pt_init(c, 2, &cfg)) return;
+    float in[2][4] = {{NAN, -0.0f, 0.0f, 1.0f}, {1.0f, 0.0f, -0.0f, NAN}}, out[2][4];
+    int id[2];
+    for (int r = 0; r < 2; r++) PT_OK(pcclRegisterAllReduce(c[r], 4, pcclFloat32, op, 0, &id[r]));
+    for (int r = 0; r < 2; r++) PT_OK(pcclRun(c[r], id[r], in[r], out[r], NULL, NULL));
+    for (int r = 0; r < 2; r++) PT_OK(pcclWaitAll(c[r]));
+    for (int i = 0; i < 4; i++) {
+        uint32_t b0, b1;
+        memcpy(&b0, &out[0][i], 4);
+        memcpy(&b1, &out[1][i], 4);
+        PT_CHECK(b0 == b1, "algo %d op %d element %d: rank 0 got 0x%08x, rank 1 0x%08x", algo, (int)op, i, b0, b1);
+    }
+    pt_destroy(c, 2);
+}
+static void test_same_bits(void)
+{
+    for (int op = pcclMax; op <= pcclMin; op++) {
+        same_bits(PCCL_ALGO_DIRECT, (pcclRedOp_t)op);
+        same_bits(PCCL_ALGO_RING, (pcclRedOp_t)op);
+    }
+}
+
+/* Chaos mode in LL: thresholds of 1-4 polls preempt a collective at nearly
+ * every step, its context resumed in any order; groups dealt (LL). */
+static void test_ll_chaos_3(void)
+{
+    static const size_t c[] = {7, 1003};
+    pt_chaos_matrix(3, 2, 256, -1, 1, PCCL_PROTO_LL, c, 2, 0);
+}
+static void test_ll_chaos_4_opposite(void)
+{
+    static const size_t c[] = {301};
+    pt_chaos_matrix(4, 3, 256, 1, 1, PCCL_PROTO_LL, c, 1, 1);
+}
+
+/* Random invocation orders (randorder.c) in LL, chosen through the
+ * environment as a user would (PCCL_PROTO=ll). */
+static void ll_random(int G, int chaos, int iters)
+{
+    char name[64];
+    snprintf(name, sizeof name, "LL, random order, %d gpus%s", G, chaos ? ", chaos" : "");
+    const char *old = getenv("PCCL_PROTO");
+    char *keep = old ? strdup(old) : NULL;
+    setenv("PCCL_PROTO", "ll", 1);
+    pt_rand_opts o;
+    pt_rand_defaults(&o, name, G, iters);
+    o.chaos = chaos;
+    o.chunk = 256;
+    o.seed = (uint64_t)(700 + G);
+    pt_rand_stats st;
+    pt_begin(name, 300);
+    if (pt_random_order(&o, &st) == 0 && chaos) PT_CHECK(st.preemptions > 0, "%s: never preempted", name);
+    pt_end();
+    if (keep) setenv("PCCL_PROTO", keep, 1);
+    else unsetenv("PCCL_PROTO");
+    free(keep);
+}
+static void test_ll_random_3(void) { ll_random(3, -1, ck_scaled(60, 8)); }
+static void test_ll_random_2_chaos(void) { ll_random(2, 1, ck_scaled(60, 8)); }
+
+int pt_register_proto(void)
+{
+    CU_pSuite s = CU_add_suite("proto", NULL, NULL);
+    if (!s) return -1;
+    if (!CU_add_test(s, "tuner: LL small, Simple large, knob forces", test_tuner) ||
+        !CU_add_test(s, "LL, 2 gpus, 3 blocks, all colls/ops/types, counts 1 7 1003", test_ll_2gpu) ||
+        !CU_add_test(s, "LL, 3 gpus, chunk 256 (many loops)", test_ll_3gpu_many_loops) ||
+        !CU_add_test(s, "LL, 4 gpus, 1 block", test_ll_4gpu) ||
+        !CU_add_test(s, "LL, 3 gpus, count 0 and 5003 (many pieces)", test_ll_large_and_empty) ||
+        !CU_add_test(s, "Simple, 3 gpus, chunk 256, the same counts", test_simple_same_sizes) ||
+        !CU_add_test(s, "direct all-reduce, 2 gpus, LL and Simple, chaos", test_direct) ||
+        !CU_add_test(s, "all-reduce: every rank the same bits (NaN, signed zeros)", test_same_bits) ||
+        !CU_add_test(s, "LL, chaos, 3 gpus, 2 blocks", test_ll_chaos_3) ||
+        !CU_add_test(s, "LL, chaos, 4 gpus, opposite orders", test_ll_chaos_4_opposite) ||
+        !CU_add_test(s, "LL, random order, 3 gpus", test_ll_random_3) ||
+        !CU_add_test(s, "LL, random order, chaos, 2 gpus", test_ll_random_2_chaos))
+        return -1;
+    return 0;
+}
