@@ -47,6 +47,7 @@ static void comm_free(pcclComm_t c)
     if (c->boot) pccl_boot_leave(c->boot, !c->failed);
     if (c->mapped_next) c->be->unimport_arena(c, c->mapped_next);
     if (c->mapped_prev && c->mapped_prev != c->mapped_next) c->be->unimport_arena(c, c->mapped_prev);
+    pccl_trace_close(c);
     if (c->be) c->be->close(c);
     free(c->colls);
     free(c->gwatch);
@@ -111,6 +112,11 @@ static pcclResult_t comm_create(pcclComm_t *out, int rank, int nranks, int dev, 
     if (!c->colls) { comm_free(c); return pccl_err(NULL, pcclSystemError, "out of host memory"); }
     c->be = be;
     c->poll_hot_ns = be == &pccl_host_backend ? 50000 : 2000000;
+    /* (on the host backend the spin yields at every look: its cores run
+     * the "GPUs") */
+    c->poll_spin_ns = be == &pccl_host_backend ? 10000 : 2000;
+    r = pccl_trace_open(c);
+    if (r) { comm_free(c); return r; }
     r = be->open(c);
     if (r) { comm_free(c); return r; } /* close frees what open had taken */
     *out = c;

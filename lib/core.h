@@ -284,7 +284,8 @@ typedef struct {
 typedef struct {
     int32_t blocks, threads, slots, depth, max_colls, order, chaos, sticky;
     int32_t profile, interleave;
-    int32_t dynamic, pad;
+    int32_t dynamic;
+    int32_t trace;    /* PCCL_TRACE_LAT: the completing block stamps fetch and completion (lib/trace.c) */
     int64_t spin_head, spin_base, spin_min, quit_ns;
     uint64_t chaos_seed;
     int64_t slice_ns; /* a launch ends this long after it began, work or not (0: never) */
@@ -318,9 +319,10 @@ typedef struct {
     pccl_args *args;         /* [max_colls]                         */
     pccl_blk_stats *stats;   /* [blocks]                            */
     uint64_t *hgate;         /* [max_colls][PCCL_GATE_SLOTS] the gates again, for the poller (lib/stream.c) */
+    uint64_t *tstamp;        /* [max_colls][2] PCCL_TRACE_LAT: SQ read and completion, daemon clock */
 } pccl_gpu;
 
-/* The pinned memory: header, CQ and SQ, then args (16-byte aligned), stats, hgate. */
+/* The pinned memory: header, CQ and SQ, then args (16-byte aligned), stats, hgate, tstamp. */
 PCCL_FN size_t pccl_pinned_args_off(const pccl_knobs *k)
 {
     return sizeof(pccl_pinned_hdr) + ((sizeof(uint64_t) * (size_t)k->depth * 2 + 15) & ~(size_t)15);
@@ -328,7 +330,7 @@ PCCL_FN size_t pccl_pinned_args_off(const pccl_knobs *k)
 PCCL_FN size_t pccl_pinned_bytes(const pccl_knobs *k)
 {
     return pccl_pinned_args_off(k) + sizeof(pccl_args) * (size_t)k->max_colls + sizeof(pccl_blk_stats) * (size_t)k->blocks +
-           sizeof(uint64_t) * (size_t)k->max_colls * PCCL_GATE_SLOTS;
+           sizeof(uint64_t) * (size_t)k->max_colls * (PCCL_GATE_SLOTS + 2);
 }
 
 /* The daemon's device memory, one allocation carved into its arrays; both
@@ -371,6 +373,7 @@ PCCL_FN void pccl_carve_pinned(pccl_gpu *G, char *p)
     G->args = (pccl_args *)(p + pccl_pinned_args_off(&G->k));
     G->stats = (pccl_blk_stats *)(G->args + G->k.max_colls);
     G->hgate = (uint64_t *)(G->stats + G->k.blocks);
+    G->tstamp = G->hgate + (size_t)G->k.max_colls * PCCL_GATE_SLOTS;
 }
 
 /* ---- data types --------------------------------------------------------- */

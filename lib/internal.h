@@ -32,6 +32,9 @@ typedef struct {
      * their streams. */
     int npend, pend_head;
     pccl_args pend[PCCL_GATE_SLOTS];
+    /* PCCL_TRACE_LAT (trace.c): host stamps of the invocation in flight */
+    uint64_t tr_call, tr_ret, tr_sq, tr_sq_clk, tr_seen;
+    int64_t tr_rec; /* its record, until a waiter woke (-1: none) */
 } pccl_hcoll;
 
 /* Ranks of one process that share arenas (pcclCommInitAll, or InitRank from
@@ -87,6 +90,14 @@ struct pcclComm {
     uint64_t inflight_since;    /* when outstanding last went from 0 to 1 */
     uint64_t health_ns;         /* the last health check */
     uint64_t beat_seen[PCCL_MAX_RANKS], beat_ns[PCCL_MAX_RANKS];
+    /* The small-message path (issue 16): a waiter spins this long on the CQ
+     * before it sleeps (PCCL_WAIT_SPIN_US), and the poller, while hot, this
+     * long between yields, without the lock (poller.c). */
+    uint64_t wait_spin_ns, poll_spin_ns;
+    uint64_t wakes;             /* broadcasts of cv, ever: a spinning waiter looks then (atomic) */
+    uint64_t cq_seen_ns;        /* when a completion was last drained (poller.c, answered_lately) */
+    int spinners;               /* waiters spinning on the CQ now: the poller leaves them the first look */
+    struct pccl_trace *trace;   /* PCCL_TRACE_LAT=1 (trace.c), else NULL */
 };
 
 struct pccl_backend {
@@ -242,6 +253,22 @@ static inline void pccl_count_outstanding_locked(pcclComm_t c)
 {
     if (c->outstanding++ == 0) c->inflight_since = pccl_now_ns();
 }
+/* The completion path (poller.c).  pccl_cq_pending: lock-free, 1 when the
+ * CQ holds an entry not taken yet.  pccl_drain_own_locked: what a waiter
+ * drains itself, the entries at the CQ's head whose collective has no
+ * callback (callbacks run on the poller thread only); how many.
+ * pccl_wait_spin_locked: a waiter's spin (mu dropped meanwhile) until a CQ
+ * entry is there, draining what it may; 0 once `until` has passed. */
+int pccl_cq_pending(pcclComm_t c);
+int pccl_drain_own_locked(pcclComm_t c);
+int pccl_wait_spin_locked(pcclComm_t c, uint64_t until);
+/* PCCL_TRACE_LAT (trace.c), with mu held. */
+struct pccl_trace;
+pcclResult_t pccl_trace_open(pcclComm_t c);
+void pccl_trace_close(pcclComm_t c); /* prints the medians to stderr */
+void pccl_trace_submit_locked(pcclComm_t c, pccl_hcoll *h);
+void pccl_trace_seen_locked(pcclComm_t c, int id, int waiter);
+void pccl_trace_consumed_locked(pcclComm_t c, int id, int wake);
 /* The daemon's liveness (a stream query: driver time) is checked at most
  * this often by the poller; pcclRun trusts a sighting this recent. */
 #define POLL_QUERY_NS 10000

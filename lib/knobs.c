@@ -16,7 +16,8 @@ typedef struct {
 /* Defaults, per backend, with the accepted range. */
 enum { K_BLOCKS, K_THREADS, K_CHUNK, K_SLOTS, K_SPIN_HEAD, K_SPIN_BASE, K_SPIN_MIN, K_STICKY, K_QUIT_US,
        K_RELAUNCH_US, K_ORDER, K_CHAOS, K_CHAOS_SEED, K_MAX_COLLS, K_DEPTH, K_ARENA, K_PROFILE, K_INTERLEAVE,
-       K_DYNAMIC, K_PEER_TIMEOUT, K_SLICE_US, K_SLICE_GAP_US, K_PROTO, K_ALGO, K_N };
+       K_DYNAMIC, K_PEER_TIMEOUT, K_SLICE_US, K_SLICE_GAP_US, K_PROTO, K_ALGO, K_TRACE_LAT,
+       K_WAIT_SPIN_US, K_N };
 static const knob_def knobs[K_N] = {
     [K_BLOCKS] = {"PCCL_BLOCKS", 64, 1, 1, PCCL_MAX_BLOCKS},
     /* at most the daemon's launch bound; at least a scheduling warp and a moving one */
@@ -47,6 +48,10 @@ static const knob_def knobs[K_N] = {
     [K_PROTO] = {"PCCL_PROTO", PCCL_PROTO_AUTO, PCCL_PROTO_AUTO, PCCL_PROTO_AUTO, PCCL_PROTO_LL},
     /* auto, ring or direct (where direct applies: all-reduce on 2 ranks) */
     [K_ALGO] = {"PCCL_ALGO", PCCL_ALGO_AUTO, PCCL_ALGO_AUTO, PCCL_ALGO_AUTO, PCCL_ALGO_DIRECT},
+    [K_TRACE_LAT] = {"PCCL_TRACE_LAT", 0, 0, 0, 1},
+    /* a sleeping waiter's wake-up costs several us; on the host backend
+     * the emulated GPUs need the cores a spinning waiter would take */
+    [K_WAIT_SPIN_US] = {"PCCL_WAIT_SPIN_US", 100, 0, 0, 60000000},
 };
 
 /* Knobs whose values have names: the name's index is the value. */
@@ -115,7 +120,8 @@ pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host)
     long in[K_N] = {cfg->blocks, cfg->threads, cfg->chunkBytes, cfg->slots, cfg->spinHead, cfg->spinBase,
                     cfg->spinMin, cfg->sticky, cfg->quitUs, cfg->relaunchUs, cfg->order, cfg->chaos,
                     cfg->chaosSeed, cfg->maxColls, cfg->queueDepth, cfg->arenaBytes, cfg->profile, cfg->interleave,
-                    cfg->dynamic, cfg->peerTimeoutMs, cfg->sliceUs, cfg->sliceGapUs, cfg->proto, cfg->algo};
+                    cfg->dynamic, cfg->peerTimeoutMs, cfg->sliceUs, cfg->sliceGapUs, cfg->proto, cfg->algo,
+                    cfg->traceLat, cfg->waitSpinUs};
     long v[K_N];
     for (int i = 0; i < K_N; i++) {
         pcclResult_t r = knob(in[i], i, host, &v[i]);
@@ -150,6 +156,8 @@ pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host)
     c->relaunch_ns = v[K_RELAUNCH_US] * 1000;
     c->peer_timeout_ns = (uint64_t)v[K_PEER_TIMEOUT] * 1000000;
     c->slice_gap_ns = v[K_SLICE_GAP_US] * 1000;
+    k->trace = (int)v[K_TRACE_LAT];
+    c->wait_spin_ns = (uint64_t)v[K_WAIT_SPIN_US] * 1000;
     c->arena_bytes = (size_t)v[K_ARENA];
     c->chunk_bytes = v[K_CHUNK];
     c->proto = (int)v[K_PROTO];

@@ -134,11 +134,15 @@ typedef struct {
                                                    before the relaunch (a waiting call's chance) */
     int proto;            /* PCCL_PROTO            PCCL_PROTO_AUTO (by size and ranks), _SIMPLE, _LL */
     int algo;             /* PCCL_ALGO             PCCL_ALGO_AUTO (by size and ranks), _RING, _DIRECT */
+    int traceLat;         /* PCCL_TRACE_LAT        1: stamp each invocation's hops; destroy prints the
+                                                   medians per collective shape to stderr */
+    long waitSpinUs;      /* PCCL_WAIT_SPIN_US     pcclWait/pcclWaitRun spin this long on the completion
+                                                   queue (draining it themselves) before they sleep */
 } pcclConfig_t;
 
 #define PCCL_CONFIG_INITIALIZER {                                                   \
     sizeof(pcclConfig_t), PCCL_BACKEND_DEFAULT, -1, -1, -1L, -1, -1L, -1L, -1L, -1, \
-    -1L, -1L, PCCL_ORDER_DEFAULT, -1, -1L, -1, -1, -1L, -1, -1, -1, -1L, -1L, -1L, -1, -1 }
+    -1L, -1L, PCCL_ORDER_DEFAULT, -1, -1L, -1, -1, -1L, -1, -1, -1, -1L, -1L, -1L, -1, -1, -1, -1L }
 
 typedef struct {
     uint64_t completed;    /* invocations completed                          */

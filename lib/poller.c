@@ -9,8 +9,9 @@
 #include "internal.h"
 
 /* The poller's pace.  While an invocation is in flight and something
- * happened (a submission, a completion) within poll_hot_ns, it only yields
- * between polls: a completion is seen within a microsecond or two, where a
+ * happened (a submission, a completion) within poll_hot_ns, it spins on the
+ * CQ without the lock (poll_spin_ns at a time, then a yield; waiters spin
+ * and drain too, run.c): a completion is seen within a microsecond, where a
  * sleep would cost tens (nanosleep's timer slack alone is 50 us).  Otherwise
  * it sleeps on poll_cv, which pcclRun signals, so an invocation after a quiet
  * spell is seen at once too; the sleep grows from 20 us (a collective still
@@ -56,31 +57,106 @@ void pccl_finish(pcclComm_t c, int id, pcclResult_t status)
     if (cb) {
         h->in_callback = 1;
         c->callbacks++;
+        pccl_trace_consumed_locked(c, id, 0);
         pthread_mutex_unlock(&c->mu);
         cb(id, status, arg);
         pthread_mutex_lock(&c->mu);
         h->in_callback = 0;
         c->callbacks--;
     }
+    __atomic_store_n(&c->wakes, c->wakes + 1, __ATOMIC_RELAXED);
     pthread_cond_broadcast(&c->cv);
 }
 
-/* Takes CQ entries in ticket order; returns how many.  Called with mu held. */
-int pccl_drain(pcclComm_t c)
+/* The CQ entry at the head, if it is there (the ticket it expects). */
+static int cq_head_entry(pcclComm_t c, uint64_t t, uint64_t *e)
+{
+    *e = pccl_ld_acq(&c->G.cq[t % (uint64_t)c->G.k.depth]);
+    return (*e >> 32) == ((t + 1) & 0xffffffffull);
+}
+
+/* cq_head changes under mu; read here without it (the poller's and the
+ * waiters' spins), hence the atomic accesses. */
+int pccl_cq_pending(pcclComm_t c)
+{
+    uint64_t e;
+    return cq_head_entry(c, __atomic_load_n(&c->cq_head, __ATOMIC_RELAXED), &e);
+}
+
+/* Takes CQ entries in ticket order; returns how many.  Called with mu held.
+ * own: a waiter's drain, which stops at the first entry whose collective
+ * has a callback (it runs on the poller thread). */
+static int drain(pcclComm_t c, int own)
 {
     int n = 0;
     for (;;) {
-        uint64_t t = c->cq_head, e = pccl_ld_acq(&c->G.cq[t % (uint64_t)c->G.k.depth]);
-        if ((e >> 32) != ((t + 1) & 0xffffffffull)) return n;
+        uint64_t t = c->cq_head, e;
+        if (!cq_head_entry(c, t, &e)) return n;
         int id = (int)(e & 0xffffffffu);
-        c->cq_head++;
+        int known = id >= 0 && id < c->ncolls && c->colls[id].inflight;
+        if (own && known && c->colls[id].cb) return n;
+        __atomic_store_n(&c->cq_head, t + 1, __ATOMIC_RELAXED);
         n++;
-        if (id < 0 || id >= c->ncolls || !c->colls[id].inflight) {
+        if (!known) {
             pccl_err(c, pcclInternalError, "CQ entry for collective %d that is not in flight", id);
             continue;
         }
+        pccl_trace_seen_locked(c, id, own);
+        c->cq_seen_ns = pccl_now_ns();
         pccl_finish(c, id, pcclSuccess);
     }
+}
+
+int pccl_drain(pcclComm_t c) { return drain(c, 0); }
+int pccl_drain_own_locked(pcclComm_t c) { return drain(c, 1); }
+
+/* One pause of a spin: the host backend's "GPUs" are threads that need the
+ * cores, so there it yields. */
+static void spin_pause(pcclComm_t c)
+{
+    if (c->be == &pccl_host_backend) sched_yield();
+#if defined(__x86_64__) || defined(__i386__)
+    else __builtin_ia32_pause();
+#endif
+}
+
+/* Spins without the lock until a CQ entry is there, a completion was
+ * announced (another thread drained one: waiters look again), or `until`
+ * passed. */
+static void spin_cq(pcclComm_t c, uint64_t until)
+{
+    uint64_t w = c->wakes;
+    pthread_mutex_unlock(&c->mu);
+    while (!pccl_cq_pending(c) && __atomic_load_n(&c->wakes, __ATOMIC_RELAXED) == w && pccl_now_ns() < until)
+        spin_pause(c);
+    pthread_mutex_lock(&c->mu);
+}
+
+int pccl_wait_spin_locked(pcclComm_t c, uint64_t until)
+{
+    if (pccl_now_ns() >= until) return 0;
+    __atomic_store_n(&c->spinners, c->spinners + 1, __ATOMIC_RELAXED);
+    spin_cq(c, until);
+    __atomic_store_n(&c->spinners, c->spinners - 1, __ATOMIC_RELAXED);
+    if (!pccl_drain_own_locked(c) && pccl_cq_pending(c)) {
+        /* a callback's entry first: the poller's turn */
+        pthread_cond_signal(&c->poll_cv);
+        pthread_mutex_unlock(&c->mu);
+        sched_yield();
+        pthread_mutex_lock(&c->mu);
+    }
+    return 1;
+}
+
+/* The daemon posted a completion less than POLL_QUERY_NS (or PCCL_QUIT_US,
+ * if less) ago and its slice did not end it: it runs (it quits for idleness
+ * only PCCL_QUIT_US after its last progress), no stream query needed.  While completions stream,
+ * a query after each (driver time) held up the next; should it have ended
+ * after all, completions stop, and the query comes POLL_QUERY_NS later. */
+static int answered_lately(pcclComm_t c, uint64_t now)
+{
+    uint64_t window = c->G.k.quit_ns < POLL_QUERY_NS ? (uint64_t)c->G.k.quit_ns : POLL_QUERY_NS;
+    return c->was_running && now - c->cq_seen_ns < window && !pccl_ld_acq32(&c->G.hdr->sliced);
 }
 
 /* Restart policy, with mu held: a quit daemon with work left is relaunched at
@@ -94,7 +170,7 @@ int pccl_drain(pcclComm_t c)
 static void maybe_launch(pcclComm_t c, uint64_t now)
 {
     if (c->stopping == 2 || c->aborted || c->failed) return;
-    if (c->be->running(c)) {
+    if (answered_lately(c, now) || c->be->running(c)) {
         c->was_running = 1;
         c->running_seen_ns = now;
         return;
@@ -127,6 +203,23 @@ static void poller_sleep(pcclComm_t c, int64_t ns)
 
 int pccl_on_poller(pcclComm_t c) { return pthread_equal(c->poller, pthread_self()); }
 
+/* A waiter spinning on the CQ drains a completion without a callback
+ * itself and returns at once; drained here, the waiter would wait for this
+ * thread to let go of the lock (it goes on to its stream query, its health
+ * checks).  So with a waiter spinning, a new entry is left to it for up to
+ * WAITERS_FIRST_NS (an entry with a callback it leaves here, at once). */
+#define WAITERS_FIRST_NS 2000
+static void waiters_first(pcclComm_t c)
+{
+    if (!c->spinners || !pccl_cq_pending(c)) return;
+    uint64_t head = c->cq_head, until = pccl_now_ns() + WAITERS_FIRST_NS;
+    pthread_mutex_unlock(&c->mu);
+    while (__atomic_load_n(&c->cq_head, __ATOMIC_RELAXED) == head && __atomic_load_n(&c->spinners, __ATOMIC_RELAXED) &&
+           pccl_now_ns() < until)
+        spin_pause(c);
+    pthread_mutex_lock(&c->mu);
+}
+
 /* A destroy from one of c's callbacks (comm.c) completes what is in flight
  * here, on the poller thread, as the poller would: callbacks run nested. */
 void pccl_poll_idle_locked(pcclComm_t c)
@@ -151,6 +244,7 @@ void *pccl_poller_main(void *arg)
     pthread_mutex_lock(&c->mu);
     c->backoff_ns = c->relaunch_ns;
     while (c->stopping != 2) {
+        waiters_first(c);
         int n = pccl_drain(c);
         uint64_t now = pccl_now_ns();
         if (c->boot) pccl_boot_beat(c->boot); /* peers see this rank alive (health.c) */
@@ -161,16 +255,24 @@ void *pccl_poller_main(void *arg)
          * after a sleep (each slice costs that gap). */
         int slice_due = c->G.k.slice_ns && c->was_running && c->outstanding &&
                         now - c->launched_ns + SLICE_HOT_NS >= (uint64_t)c->G.k.slice_ns;
-        if (now - last_query >= (slice_due ? SLICE_QUERY_NS : POLL_QUERY_NS) || n) {
+        /* Not after every completion: a stream query is driver time, and
+         * the next completion waits for it. */
+        if (now - last_query >= (slice_due ? SLICE_QUERY_NS : POLL_QUERY_NS)) {
             maybe_launch(c, now);
             last_query = now;
         }
         if (n) continue;
         uint64_t quiet = now - last_event;
         if (c->outstanding && (quiet < c->poll_hot_ns || slice_due)) {
-            pthread_mutex_unlock(&c->mu);
-            sched_yield();
-            pthread_mutex_lock(&c->mu);
+            /* Hot: spins on the CQ without the lock (held while polling, it
+             * sent every pcclRun and pcclWait to sleep on the mutex), then
+             * yields. */
+            spin_cq(c, now + (slice_due ? 0 : c->poll_spin_ns));
+            if (!pccl_cq_pending(c)) {
+                pthread_mutex_unlock(&c->mu);
+                sched_yield();
+                pthread_mutex_lock(&c->mu);
+            }
         } else {
             poller_sleep(c, !c->outstanding ? 1000000 : quiet < POLL_COOL_NS ? 20000 : 200000);
         }

@@ -57,6 +57,7 @@ pcclResult_t pccl_submit_locked(pcclComm_t c, int id, const void *sendbuff, void
     c->G.args[id].sendbuf = sendbuff;
     c->G.args[id].recvbuf = recvbuff;
     uint64_t t = c->sq_tail++;
+    pccl_trace_submit_locked(c, &c->colls[id]);
     pccl_st_rel(&c->G.sq[t % (uint64_t)c->G.k.depth], (((t + 1) & 0xffffffffull) << 32) | (uint32_t)id | gated);
     c->submitted++;
     pthread_cond_signal(&c->poll_cv); /* a sleeping poller watches from now on */
@@ -73,6 +74,7 @@ pcclResult_t pccl_submit_locked(pcclComm_t c, int id, const void *sendbuff, void
 
 pcclResult_t pcclRun(pcclComm_t c, int id, const void *sendbuff, void *recvbuff, pcclCallback_t cb, void *arg)
 {
+    uint64_t t0 = pccl_now_ns(); /* PCCL_TRACE_LAT's "run" counts the handle's check too (20 ns) */
     CHECK_COMM(c, "pcclRun");
     pthread_mutex_lock(&c->mu);
     pcclResult_t r = pccl_run_check_locked(c, "pcclRun", id, sendbuff, recvbuff);
@@ -84,8 +86,10 @@ pcclResult_t pcclRun(pcclComm_t c, int id, const void *sendbuff, void *recvbuff,
     h->cb = cb;
     h->cb_arg = arg;
     h->issued++;
+    h->tr_call = t0;
     pccl_count_outstanding_locked(c);
     r = pccl_submit_locked(c, id, sendbuff, recvbuff, 0);
+    if (c->trace) h->tr_ret = pccl_now_ns();
     pthread_mutex_unlock(&c->mu);
     return r;
 }
@@ -114,7 +118,12 @@ pcclResult_t pcclWait(pcclComm_t c, int id)
         pthread_mutex_unlock(&c->mu);
         return pccl_err(c, pcclInvalidArgument, "pcclWait: collId %d not registered", id);
     }
-    while (c->colls[id].inflight || c->colls[id].in_callback || c->colls[id].npend) pthread_cond_wait(&c->cv, &c->mu);
+    /* Spins first, draining the CQ itself: a sleeping thread's wake-up
+     * costs several us, and the poller's hop as much again. */
+    uint64_t until = c->wait_spin_ns ? pccl_now_ns() + c->wait_spin_ns : 0;
+    while (c->colls[id].inflight || c->colls[id].in_callback || c->colls[id].npend)
+        if (!until || !pccl_wait_spin_locked(c, until)) pthread_cond_wait(&c->cv, &c->mu);
+    pccl_trace_consumed_locked(c, id, 1);
     pcclResult_t r = c->colls[id].status;
     pthread_mutex_unlock(&c->mu);
     return r;

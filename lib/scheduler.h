@@ -136,6 +136,14 @@ PCCL_FN int pccl_fetch(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
         pccl_enqueue(S, G, id);
         S->sq_head++;
         n++;
+        /* Block 0 reads the host's SQ across PCIe: a look that finds the
+         * next entry not there yet costs a round trip (about 1 us), and the
+         * invocation just fetched would wait for it.  In FIFO order the
+         * entries left run in the order they come anyway: the next pass
+         * fetches them.  (With priorities, all that are there are fetched
+         * first, so the highest of them runs first; chaos keeps its
+         * choice among all.) */
+        if (b == 0 && G->k.order == 0 && !G->k.chaos) break;
     }
     return n;
 }
@@ -207,10 +215,12 @@ PCCL_FN int pccl_cut_now(pccl_blk *S, const pccl_gpu *G)
 PCCL_FN void pccl_plan(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
 {
     /* The abort flag is in pinned memory: a read costs a PCIe round trip.
-     * Block 0 reads it in every pass that follows one without progress
-     * (idle, or waiting for peers), the others only when they wait for
-     * peers; an idle one in every 64th pass, a busy one in every 16th. */
-    int stuck = !S->progressed && (b == 0 || S->tq_len > 0);
+     * A block reads it in every pass that follows one without progress
+     * while it has work (waiting for peers); an idle one in every 64th pass
+     * (block 0, which polls the host's SQ, in every 16th), a busy one in
+     * every 16th.  Read by idle block 0 in every pass, it doubled the time
+     * between two looks at the SQ, which a new invocation waits for. */
+    int stuck = !S->progressed && S->tq_len > 0;
     if ((stuck || (++S->npass & (b != 0 && S->tq_len == 0 ? 63 : 15)) == 0) && pccl_ld_acq32(&G->hdr->abort)) {
         S->cmd = PCCL_CMD_QUIT;
         return;
@@ -420,14 +430,26 @@ PCCL_FN void pccl_complete(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
     if (G->k.profile) S->st.ns_life += now - S->act.t_fetch;
     for (int i = S->pos; i + 1 < S->tq_len; i++) S->tq[i] = S->tq[i + 1];
     S->tq_len--;
-    if (pccl_add_gpu(&G->done[S->cur], 1) + 1 < (uint64_t)G->colls[S->cur].used) return;
-    G->done[S->cur] = 0; /* no block touches it again before the next invocation */
+    /* A collective on one block (every small one) needs no count: an
+     * atomic round trip less on its critical path. */
+    uint32_t used = G->colls[S->cur].used;
+    if (used > 1) {
+        if (pccl_add_gpu(&G->done[S->cur], 1) + 1 < (uint64_t)used) return;
+        G->done[S->cur] = 0; /* no block touches it again before the next invocation */
+    }
     uint64_t t = pccl_add_gpu(G->cq_ticket, 1);
-    pccl_fence();
-    /* The completion flag a stream may wait on (lib/stream.c): invocation
-     * `inv` of this collective is complete, its output written. */
-    pccl_st_rel(&G->fin[S->cur], S->act.inv);
-    pccl_st_rel(&G->cq[t % G->k.depth], ((t + 1) << 32) | (uint32_t)S->cur);
+    if (G->k.trace) { /* PCCL_TRACE_LAT (lib/trace.c): read by the poller after the CQ entry */
+        pccl_st_rlx(&G->tstamp[2 * (size_t)S->cur], S->act.t_fetch);
+        pccl_st_rlx(&G->tstamp[2 * (size_t)S->cur + 1], PCCL_NOW_NS());
+    }
+    /* One release fence, then relaxed stores, as a step's post: the output
+     * (the movers wrote it before the barrier) before the completion flag a
+     * stream may wait on (lib/stream.c: invocation `inv` is complete) and
+     * the CQ entry.  A full fence and two release stores cost three
+     * system-scope fences on the GPU, on every invocation's critical path. */
+    pccl_fence_rel();
+    pccl_st_post(&G->fin[S->cur], S->act.inv);
+    pccl_st_post(&G->cq[t % G->k.depth], ((t + 1) << 32) | (uint32_t)S->cur);
 }
 
 /* The collective is stuck: save what it did (only if it progressed: lazy
@@ -547,14 +569,18 @@ PCCL_FN int pccl_settle(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *next)
         if (PCCL_LEADER) pccl_begin(S, G, b, PCCL_NOW_NS());                       \
         PCCL_BARRIER();                                                            \
         for (;;) {                                                                 \
-            if (PCCL_LEADER) {                                                     \
+            /* An idle block's leader polls alone: a pass with nothing      \
+             * queued runs nothing, so the others need not meet it at a      \
+             * barrier each time (on the GPU a block-wide barrier per poll). */ \
+            while (PCCL_LEADER) {                                                  \
                 uint64_t t_ = PCCL_NOW_NS();                                       \
                 pccl_plan(S, G, b, t_);                                            \
                 if (PCCL_PROF(G) && (S)->got) (S)->st.ns_sq += PCCL_NOW_NS() - t_; \
-                if ((S)->tq_len == 0 && (S)->cmd == PCCL_CMD_RUN)                  \
-                    PCCL_IDLE_PAUSE((S)->idle++);                                  \
-                else                                                               \
+                if ((S)->tq_len != 0 || (S)->cmd != PCCL_CMD_RUN) {                \
                     (S)->idle = 0;                                                 \
+                    break;                                                         \
+                }                                                                  \
+                PCCL_IDLE_PAUSE((S)->idle++);                                      \
             }                                                                      \
             PCCL_BARRIER();                                                        \
             if ((S)->cmd == PCCL_CMD_QUIT) break;                                  \

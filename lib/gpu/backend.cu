@@ -164,35 +164,48 @@ static pcclResult_t g_devsync(pcclComm_t c)
 }
 
 /* The buffer must be device memory of this GPU, and hold the bytes the
- * collective reads or writes (cuMemGetAddressRange, found through the runtime
- * so that libpccl needs no link to libcuda). */
-typedef CUresult (*range_fn)(CUdeviceptr *, size_t *, CUdeviceptr);
+ * collective reads or writes.  One driver call answers it all
+ * (cuPointerGetAttributes: type, managed, device, the allocation's range),
+ * where cudaPointerGetAttributes and cuMemGetAddressRange took two, twice
+ * per pcclRun, on the small-message path.  Found through the runtime, so
+ * that libpccl needs no link to libcuda. */
+typedef CUresult (*attrs_fn)(unsigned, CUpointer_attribute *, void **, CUdeviceptr);
+static attrs_fn get_attrs;
+static pthread_once_t attrs_once = PTHREAD_ONCE_INIT;
+
+static void find_attrs(void)
+{
+    cudaDriverEntryPointQueryResult q;
+    void *fn = NULL;
+    if (cudaGetDriverEntryPointByVersion("cuPointerGetAttributes", &fn, 12000, cudaEnableDefault, &q) == cudaSuccess &&
+        q == cudaDriverEntryPointSuccess)
+        get_attrs = (attrs_fn)fn;
+    cudaGetLastError();
+}
 
 static pcclResult_t g_check_buf(pcclComm_t c, const void *p, size_t bytes, const char *what)
 {
     if (!p) return pccl_err(c, pcclInvalidArgument, "pcclRun: %s is NULL", what);
-    cudaPointerAttributes a;
-    if (cudaPointerGetAttributes(&a, p) != cudaSuccess || a.type == cudaMemoryTypeUnregistered ||
-        a.type == cudaMemoryTypeHost) {
-        cudaGetLastError();
-        return pccl_err(c, pcclInvalidArgument, "pcclRun: %s %p is not device memory", what, p);
-    }
-    if (a.type == cudaMemoryTypeDevice && a.device != c->dev)
-        return pccl_err(c, pcclInvalidArgument, "pcclRun: %s %p is memory of device %d, the communicator's is %d",
-                        what, p, a.device, c->dev);
-    static range_fn range;
-    if (!range) {
-        cudaDriverEntryPointQueryResult q;
-        void *fn = NULL;
-        if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &fn, 12000, cudaEnableDefault, &q) ==
-                cudaSuccess && q == cudaDriverEntryPointSuccess)
-            range = (range_fn)fn;
-        cudaGetLastError();
-    }
+    pthread_once(&attrs_once, find_attrs);
+    if (!get_attrs) return pccl_err(c, pcclUnhandledCudaError, "the CUDA driver has no cuPointerGetAttributes");
+    /* not a CUDA pointer: the call succeeds with every attribute 0 */
+    /* 8 zeroed bytes for the enum and the boolean, whatever width the
+     * driver writes */
+    unsigned long long type = 0, managed = 0;
+    int dev = -1;
     CUdeviceptr base = 0;
     size_t size = 0;
-    if (range && a.type == cudaMemoryTypeDevice && range(&base, &size, (CUdeviceptr)(uintptr_t)p) == CUDA_SUCCESS &&
-        (uintptr_t)p + bytes > (uintptr_t)base + size)
+    CUpointer_attribute at[5] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
+                                 CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                 CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+    void *out[5] = {&type, &managed, &dev, &base, &size};
+    if (get_attrs(5, at, out, (CUdeviceptr)(uintptr_t)p) != CUDA_SUCCESS || (type != CU_MEMORYTYPE_DEVICE && !managed))
+        return pccl_err(c, pcclInvalidArgument, "pcclRun: %s %p is not device memory", what, p);
+    if (managed) return pcclSuccess; /* as before: managed memory of any device, its range not checked */
+    if (dev != c->dev)
+        return pccl_err(c, pcclInvalidArgument, "pcclRun: %s %p is memory of device %d, the communicator's is %d",
+                        what, p, dev, c->dev);
+    if (size && (uintptr_t)p + bytes > (uintptr_t)base + size)
         return pccl_err(c, pcclInvalidArgument,
                         "pcclRun: %s %p holds %zu bytes to the end of its allocation, the collective needs %zu",
                         what, p, (size_t)((uintptr_t)base + size - (uintptr_t)p), bytes);

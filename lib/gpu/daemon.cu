@@ -36,9 +36,11 @@ __host__ __device__ __forceinline__ unsigned pccl_smid(void)
 #define PCCL_NOW_NS() pccl_globaltimer()
 #define PCCL_POLL_PAUSE(i) ((void)0)
 /* An idle block (nothing queued, nothing new) looks again after a pause:
- * 128 ns doubling to 1 us.  Only block 0 reads pinned memory then (its SQ);
- * the others read theirs in device memory (core.h, "SQ"). */
-#define PCCL_IDLE_PAUSE(i) __nanosleep((i) < 3 ? 128u << (i) : 1024u)
+ * 128 ns doubling to 1 us.  Only block 0 reads pinned memory then (its SQ),
+ * and it does not pause: each look is a PCIe round trip already, and a new
+ * invocation waits for the next one (a sleep of 1 us asked for is often
+ * more).  The others read theirs in device memory (core.h, "SQ"). */
+#define PCCL_IDLE_PAUSE(i) (blockIdx.x == 0 ? (void)0 : __nanosleep((i) < 3 ? 128u << (i) : 1024u))
 #define PCCL_EXEC(job) pccl_gpu_exec(job)
 #define PCCL_SM_ID() ((int)pccl_smid())
 #include "prims.cuh"

@@ -27,6 +27,7 @@ int pt_register_faults(void);
 int pt_register_stream(void);
 int pt_register_share(void);
 int pt_register_proto(void);
+int pt_register_hostpath(void);
 
 /* A failed CUnit assertion carrying a formatted message (also printed to
  * stderr).  Main thread only (CUnit is not thread-safe): worker threads count

@@ -1,0 +1,404 @@
+/* The small-message host path (issue 16): waiters that spin on the CQ and
+ * drain it themselves (PCCL_WAIT_SPIN_US), and the latency trace
+ * (PCCL_TRACE_LAT).  What must still hold: callbacks run on the poller
+ * thread and before pcclWait returns; a spinning waiter sees a completion
+ * that another thread drained, and an abort, at once (not at the end of its
+ * spin); every completion is taken exactly once, results exact; the trace
+ * counts every invocation once, with hops that add up. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define HP_COUNT 100 /* int32 elements */
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static pcclConfig_t hp_config(long spin_us, int trace)
+{
+    pcclConfig_t cfg = pt_config(2, 256);
+    cfg.waitSpinUs = spin_us;
+    cfg.traceLat = trace;
+    return cfg;
+}
+
+/* Two ranks, one all-reduce of HP_COUNT int32 each; buffers per rank. */
+typedef struct {
+    pcclComm_t c[2];
+    int id;
+    int32_t *in[2], *out[2];
+} hp_pair;
+
+static int hp_open(hp_pair *p, const pcclConfig_t *cfg)
+{
+    memset(p, 0, sizeof *p);
+    if (pt_init(p->c, 2, cfg)) return -1;
+    for (int r = 0; r < 2; r++) {
+        PT_OK(pcclRegisterAllReduce(p->c[r], HP_COUNT, pcclInt32, pcclSum, 0, &p->id));
+        p->in[r] = malloc(HP_COUNT * sizeof(int32_t));
+        p->out[r] = malloc(HP_COUNT * sizeof(int32_t));
+    }
+    return 0;
+}
+
+/* Inputs of iteration it, outputs poisoned. */
+static void hp_fill(hp_pair *p, int it)
+{
+    for (int r = 0; r < 2; r++)
+        for (int i = 0; i < HP_COUNT; i++) {
+            p->in[r][i] = it * 1000 + r * 100 + i;
+            p->out[r][i] = -1;
+        }
+}
+
+/* Wrong elements of iteration it on both ranks. */
+static int hp_wrong(const hp_pair *p, int it)
+{
+    int wrong = 0;
+    for (int r = 0; r < 2; r++)
+        for (int i = 0; i < HP_COUNT; i++) wrong += p->out[r][i] != 2 * (it * 1000 + i) + 100;
+    return wrong;
+}
+
+static void hp_close(hp_pair *p)
+{
+    pt_destroy(p->c, 2);
+    for (int r = 0; r < 2; r++) { free(p->in[r]); free(p->out[r]); }
+}
+
+/* ---- callbacks stay on the poller, and before pcclWait's return ---------- */
+
+typedef struct {
+    pthread_t thread;
+    int finished; /* atomic: set at the very end of the callback */
+} hp_cb;
+
+static void slow_cb(int id, pcclResult_t st, void *arg)
+{
+    hp_cb *h = arg;
+    h->thread = pthread_self();
+    usleep(3000); /* a waiter that returned early would see finished == 0 */
+    __atomic_store_n(&h->finished, 1, __ATOMIC_RELEASE);
+}
+
+static void test_callbacks_on_poller(void)
+{
+    pt_begin("hostpath callbacks", 60);
+    pcclConfig_t cfg = hp_config(200000, 0);
+    hp_pair p;
+    if (hp_open(&p, &cfg)) { pt_end(); return; }
+    int iters = ck_scaled(40, 8), early = 0, on_waiter = 0, wrong = 0;
+    for (int it = 0; it < iters; it++) {
+        hp_cb cb[2];
+        memset(cb, 0, sizeof cb);
+        hp_fill(&p, it);
+        for (int r = 0; r < 2; r++) PT_OK(pcclRun(p.c[r], p.id, p.in[r], p.out[r], slow_cb, &cb[r]));
+        for (int r = 0; r < 2; r++) {
+            PT_OK(pcclWait(p.c[r], p.id));
+            early += !__atomic_load_n(&cb[r].finished, __ATOMIC_ACQUIRE);
+            on_waiter += pthread_equal(cb[r].thread, pthread_self()) != 0;
+        }
+        wrong += hp_wrong(&p, it);
+        ck_watchdog_kick();
+    }
+    PT_CHECK(early == 0, "pcclWait returned before its callback finished %d times", early);
+    PT_CHECK(on_waiter == 0, "%d callbacks ran on the waiting thread, not the poller", on_waiter);
+    PT_CHECK(wrong == 0, "%d wrong elements", wrong);
+    hp_close(&p);
+    pt_end();
+}
+
+/* ---- a spinning waiter hears a completion another thread drained --------- */
+
+static void count_cb(int id, pcclResult_t st, void *arg) { __atomic_add_fetch((int *)arg, 1, __ATOMIC_RELEASE); }
+
+typedef struct {
+    pcclComm_t comm;
+    int id;
+    pcclResult_t r;
+    double returned_at;
+} hp_waiter;
+
+static void *hp_wait_main(void *arg)
+{
+    hp_waiter *w = arg;
+    w->r = pcclWait(w->comm, w->id);
+    w->returned_at = now_s();
+    return NULL;
+}
+
+static void test_waiter_hears_poller(void)
+{
+    pt_begin("hostpath waiter wakes", 60);
+    /* A 10 s spin.  The waiter is spinning when the completion comes; the
+     * collective has a callback, so the poller drains it, and the waiter
+     * must see that in far less than its spin (4 s: a loaded machine). */
+    pcclConfig_t cfg = hp_config(10000000, 0);
+    hp_pair p;
+    if (hp_open(&p, &cfg)) { pt_end(); return; }
+    int n = 0, slow = 0;
+    double worst = 0;
+    for (int it = 0; it < 3; it++) {
+        hp_fill(&p, it);
+        PT_OK(pcclRun(p.c[0], p.id, p.in[0], p.out[0], count_cb, &n));
+        hp_waiter w = {p.c[0], p.id, pcclSuccess, 0};
+        pthread_t t;
+        pthread_create(&t, NULL, hp_wait_main, &w);
+        usleep(20000); /* the waiter spins; rank 1 has not invoked yet */
+        double t0 = now_s();
+        PT_OK(pcclRun(p.c[1], p.id, p.in[1], p.out[1], count_cb, &n));
+        pthread_join(t, NULL);
+        PT_OK(w.r);
+        PT_OK(pcclWait(p.c[1], p.id));
+        double dt = w.returned_at - t0;
+        worst = dt > worst ? dt : worst;
+        slow += dt > 4.0;
+        PT_CHECK(hp_wrong(&p, it) == 0, "iteration %d: wrong result", it);
+    }
+    PT_CHECK(slow == 0, "a waiter took %.3f s (its spin is 10 s): it missed a completion drained by the poller",
+             worst);
+    PT_CHECK(__atomic_load_n(&n, __ATOMIC_ACQUIRE) == 6, "%d callbacks, expected 6", n);
+    hp_close(&p);
+    pt_end();
+}
+
+/* ---- the waiter drains its completion while the poller is busy ---------- */
+
+typedef struct {
+    int started, finished; /* atomic */
+    int *release;          /* atomic: the test lets the callbacks go */
+} hp_busy;
+
+/* Holds the poller until the test lets it go (at most 5 s: a waiter that
+ * does not drain itself then returns late, and the test says so). */
+static void busy_cb(int id, pcclResult_t st, void *arg)
+{
+    hp_busy *b = arg;
+    __atomic_store_n(&b->started, 1, __ATOMIC_RELEASE);
+    double t0 = now_s();
+    while (!__atomic_load_n(b->release, __ATOMIC_ACQUIRE) && now_s() - t0 < 5) usleep(1000);
+    __atomic_store_n(&b->finished, 1, __ATOMIC_RELEASE);
+}
+
+static void test_waiter_drains_itself(void)
+{
+    pt_begin("hostpath own drain", 60);
+    pcclConfig_t cfg = hp_config(2000000, 0);
+    /* The daemons stay up (no idle quit, no slice): one that quits just as
+     * pcclRun looks is relaunched by the poller (run.c), held in the
+     * callback here. */
+    cfg.quitUs = 2000000;
+    cfg.sliceUs = 0;
+    hp_pair p;
+    if (hp_open(&p, &cfg)) { pt_end(); return; }
+    int busy_id = -1;
+    int32_t *bin[2], *bout[2];
+    for (int r = 0; r < 2; r++) {
+        PT_OK(pcclRegisterAllReduce(p.c[r], 8, pcclInt32, pcclSum, 0, &busy_id));
+        bin[r] = calloc(8, 4);
+        bout[r] = calloc(8, 4);
+    }
+    hp_busy b[2];
+    int release = 0;
+    memset(b, 0, sizeof b);
+    b[0].release = b[1].release = &release;
+    for (int r = 0; r < 2; r++) PT_OK(pcclRun(p.c[r], busy_id, bin[r], bout[r], busy_cb, &b[r]));
+    /* both pollers inside the slow callbacks */
+    double t0 = now_s();
+    while ((!__atomic_load_n(&b[0].started, __ATOMIC_ACQUIRE) || !__atomic_load_n(&b[1].started, __ATOMIC_ACQUIRE)) &&
+           now_s() - t0 < 10)
+        usleep(100);
+    hp_fill(&p, 7);
+    t0 = now_s();
+    for (int r = 0; r < 2; r++) PT_OK(pcclRun(p.c[r], p.id, p.in[r], p.out[r], NULL, NULL));
+    for (int r = 0; r < 2; r++) PT_OK(pcclWait(p.c[r], p.id));
+    double t = now_s() - t0;
+    int held = !__atomic_load_n(&b[0].finished, __ATOMIC_ACQUIRE) && !__atomic_load_n(&b[1].finished, __ATOMIC_ACQUIRE);
+    PT_CHECK(held, "the pollers' callbacks finished before the waits returned (%.3f s): the waiters did not drain "
+                   "their completions themselves", t);
+    PT_CHECK(hp_wrong(&p, 7) == 0, "wrong result");
+    __atomic_store_n(&release, 1, __ATOMIC_RELEASE);
+    for (int r = 0; r < 2; r++) PT_OK(pcclWait(p.c[r], busy_id));
+    for (int r = 0; r < 2; r++) {
+        PT_CHECK(__atomic_load_n(&b[r].finished, __ATOMIC_ACQUIRE), "rank %d: pcclWait before its callback ended", r);
+        free(bin[r]);
+        free(bout[r]);
+    }
+    hp_close(&p);
+    pt_end();
+}
+
+/* ---- abort releases a spinning waiter ----------------------------------- */
+
+static void test_abort_spinning_waiter(void)
+{
+    pt_begin("hostpath abort", 60);
+    pcclConfig_t cfg = hp_config(10000000, 0); /* 10 s of spin */
+    hp_pair p;
+    if (hp_open(&p, &cfg)) { pt_end(); return; }
+    hp_fill(&p, 0);
+    /* rank 0 alone: its invocation never completes */
+    PT_OK(pcclRun(p.c[0], p.id, p.in[0], p.out[0], NULL, NULL));
+    hp_waiter w = {p.c[0], p.id, pcclSuccess, 0};
+    pthread_t t;
+    pthread_create(&t, NULL, hp_wait_main, &w);
+    usleep(50000);
+    double t0 = now_s();
+    PT_OK(pcclCommAbort(p.c[0]));
+    p.c[0] = NULL;
+    pthread_join(t, NULL);
+    PT_CHECK(w.r == pcclRemoteError, "the waiter got %s, expected pcclRemoteError", pcclGetErrorString(w.r));
+    PT_CHECK(w.returned_at - t0 < 4.0, "the spinning waiter (10 s of spin) returned %.3f s after the abort",
+             w.returned_at - t0);
+    hp_close(&p);
+    pt_end();
+}
+
+/* ---- pcclWaitRun spins too ---------------------------------------------- */
+
+static void test_waitrun_spin(void)
+{
+    pt_begin("hostpath waitrun", 60);
+    pcclConfig_t cfg = hp_config(100000, 0);
+    hp_pair p;
+    if (hp_open(&p, &cfg)) { pt_end(); return; }
+    pcclStream_t s[2];
+    for (int r = 0; r < 2; r++) PT_OK(pcclHostStreamCreate(p.c[r], &s[r]));
+    int iters = ck_scaled(30, 6), wrong = 0;
+    for (int it = 0; it < iters; it++) {
+        hp_fill(&p, it);
+        uint64_t tk[2];
+        for (int r = 0; r < 2; r++) PT_OK(pcclRunAfter(p.c[r], p.id, p.in[r], p.out[r], s[r], &tk[r]));
+        for (int r = 0; r < 2; r++) PT_OK(pcclWaitRun(p.c[r], p.id, tk[r]));
+        wrong += hp_wrong(&p, it);
+    }
+    PT_CHECK(wrong == 0, "%d wrong elements", wrong);
+    for (int r = 0; r < 2; r++) PT_OK(pcclHostStreamDestroy(s[r]));
+    hp_close(&p);
+    pt_end();
+}
+
+/* ---- PCCL_TRACE_LAT ----------------------------------------------------- */
+
+/* Destroys p with stderr in a file; returns what was printed (malloc'd). */
+static char *close_capturing_stderr(hp_pair *p)
+{
+    char path[] = "/tmp/pccl-trace-test-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) { hp_close(p); return NULL; }
+    fflush(stderr);
+    int saved = dup(2);
+    dup2(fd, 2);
+    hp_close(p);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    off_t n = lseek(fd, 0, SEEK_END);
+    char *s = calloc((size_t)n + 1, 1);
+    if (s && pread(fd, s, (size_t)n, 0) != n) s[0] = 0;
+    close(fd);
+    unlink(path);
+    return s;
+}
+
+/* The median of hop `name` on line `l`, or -1e9 if absent. */
+static double hop(const char *l, const char *name)
+{
+    char key[64];
+    snprintf(key, sizeof key, " %s ", name);
+    const char *p = strstr(l, key);
+    return p ? strtod(p + strlen(key), NULL) : -1e9;
+}
+
+static void test_trace(void)
+{
+    pt_begin("hostpath trace", 60);
+    pcclConfig_t cfg = hp_config(1000000, 1);
+    hp_pair p;
+    if (hp_open(&p, &cfg)) { pt_end(); return; }
+    const int iters = 40;
+    int wrong = 0, cbs = 0;
+    for (int it = 0; it < iters; it++) {
+        hp_fill(&p, it);
+        /* every 4th with a callback: the poller's path, seen->cb */
+        for (int r = 0; r < 2; r++)
+            PT_OK(pcclRun(p.c[r], p.id, p.in[r], p.out[r], it % 4 ? NULL : count_cb, it % 4 ? NULL : &cbs));
+        for (int r = 0; r < 2; r++) PT_OK(pcclWait(p.c[r], p.id));
+        wrong += hp_wrong(&p, it);
+    }
+    PT_CHECK(wrong == 0, "%d wrong elements", wrong);
+    char *out = close_capturing_stderr(&p);
+    PT_CHECK(out != NULL, "capturing stderr failed");
+    for (int r = 0; out && r < 2; r++) {
+        /* pcclWait's 30 and the callbacks' 10: a line each */
+        char head[160];
+        snprintf(head, sizeof head, "pccl-trace rank %d: all_reduce %d B via pcclWait: %d invocations;", r,
+                 HP_COUNT * 4, iters - iters / 4);
+        const char *l = strstr(out, head);
+        PT_CHECK(l != NULL, "no line \"%s\" in:\n%s", head, out);
+        snprintf(head, sizeof head, "pccl-trace rank %d: all_reduce %d B via callback: %d invocations;", r,
+                 HP_COUNT * 4, iters / 4);
+        const char *lc = strstr(out, head);
+        PT_CHECK(lc != NULL, "no line \"%s\" in:\n%s", head, out);
+        if (!l || !lc) continue;
+        double run = hop(l, "run"), dev = hop(l, "daemon"), xfer = hop(l, "crossings"), f = hop(l, "sq->fetch"),
+               cq = hop(l, "cq->seen"), wake = hop(l, "seen->wake"), tot = hop(l, "total"),
+               own = hop(l, "waiter-drained"), cb = hop(lc, "seen->cb"), owncb = hop(lc, "waiter-drained");
+        PT_CHECK(run >= 0 && dev >= 0 && xfer >= 0 && f >= 0 && cq >= 0 && wake >= 0 && cb >= 0,
+                 "rank %d: a hop missing or negative: %.200s", r, l);
+        /* one clock on the host backend: the medians each lie within the total */
+        PT_CHECK(tot >= dev && tot >= run && tot >= f && tot >= cq, "rank %d: total below a hop: %.200s", r, l);
+        const char *e = strchr(l, '\n');
+        PT_CHECK(!strstr(l, " seen->cb ") || (e && strstr(l, " seen->cb ") > e),
+                 "rank %d: pcclWait's line has callbacks: %.200s", r, l);
+        /* a waiter never drains a callback's entry; pcclWait's are the
+         * waiter's or the poller's (they race) */
+        PT_CHECK(owncb == 0, "rank %d: waiters drained %.2f of the callbacks' completions", r, owncb);
+        PT_CHECK(own >= 0 && own <= 1, "rank %d: waiters drained a fraction %.2f", r, own);
+    }
+    free(out);
+    pt_end();
+}
+
+/* ---- the knobs' ranges -------------------------------------------------- */
+
+static void test_knob_ranges(void)
+{
+    pcclComm_t c[2];
+    pcclConfig_t cfg = hp_config(-1, 2);
+    PT_ERR(pcclInvalidArgument, pcclCommInitAllConfig(c, 2, NULL, &cfg));
+    PT_CHECK(strstr(pcclGetLastError(NULL), "PCCL_TRACE_LAT") != NULL, "message: %s", pcclGetLastError(NULL));
+    cfg = hp_config(60000001, -1);
+    PT_ERR(pcclInvalidArgument, pcclCommInitAllConfig(c, 2, NULL, &cfg));
+    PT_CHECK(strstr(pcclGetLastError(NULL), "PCCL_WAIT_SPIN_US") != NULL, "message: %s", pcclGetLastError(NULL));
+    setenv("PCCL_WAIT_SPIN_US", "soon", 1);
+    cfg = hp_config(-1, -1);
+    PT_ERR(pcclInvalidArgument, pcclCommInitAllConfig(c, 2, NULL, &cfg));
+    PT_CHECK(strstr(pcclGetLastError(NULL), "PCCL_WAIT_SPIN_US") != NULL, "message: %s", pcclGetLastError(NULL));
+    unsetenv("PCCL_WAIT_SPIN_US");
+}
+
+int pt_register_hostpath(void)
+{
+    CU_pSuite s = CU_add_suite("hostpath", NULL, NULL);
+    if (!s) return -1;
+    if (!CU_add_test(s, "spinning waiters leave callbacks to the poller, before pcclWait returns",
+                     test_callbacks_on_poller) ||
+        !CU_add_test(s, "a spinning waiter sees a completion the poller drained", test_waiter_hears_poller) ||
+        !CU_add_test(s, "a waiter drains its completion itself while the poller runs a callback",
+                     test_waiter_drains_itself) ||
+        !CU_add_test(s, "abort releases a spinning waiter at once", test_abort_spinning_waiter) ||
+        !CU_add_test(s, "pcclWaitRun spins and drains, exact", test_waitrun_spin) ||
+        !CU_add_test(s, "PCCL_TRACE_LAT: every invocation once, hops that add up", test_trace) ||
+        !CU_add_test(s, "PCCL_TRACE_LAT and PCCL_WAIT_SPIN_US: bad values refused by name", test_knob_ranges))
+        return -1;
+    return 0;
+}
