@@ -230,6 +230,10 @@ typedef struct {
     uint64_t ns_life;   /* SQ read to completion, summed over invocations  */
     uint64_t sm;        /* 1 + the SM the block runs on (its latest launch); 0: not known */
     uint64_t slices;    /* quits because the time slice ran out (PCCL_SLICE_US) */
+    /* The latest launch, on the daemon's clock (PCCL_NOW_NS), for the
+     * relaunch's cost split (lib/slice.c): its start, the slice's cut (0:
+     * none), its first step (0: none), its end. */
+    uint64_t t_begin, t_cut, t_first, t_end;
 } pccl_blk_stats;
 
 typedef struct {

@@ -38,6 +38,13 @@ typedef struct {
  * since a peer may still write into ours while it finishes. */
 typedef struct pccl_group pccl_group;
 
+/* slice.c: the relaunch cost split, accumulating (mu held). */
+typedef struct {
+    pcclSliceStats_t sum;
+    uint64_t cut_launch; /* the launch number the slice cut, its relaunch pending (0: none) */
+    uint64_t prev_end, late_ns, drain_ns, block_idle_ns, gap_ns, launch_ns;
+} pccl_slice_acc;
+
 struct pcclComm {
     int rank, nranks, dev;
     const pccl_backend *be;
@@ -83,6 +90,7 @@ struct pcclComm {
     uint64_t inflight_since;    /* when outstanding last went from 0 to 1 */
     uint64_t health_ns;         /* the last health check */
     uint64_t beat_seen[PCCL_MAX_RANKS], beat_ns[PCCL_MAX_RANKS];
+    pccl_slice_acc slice_acc;   /* slice.c */
 };
 
 struct pccl_backend {
@@ -201,6 +209,10 @@ void pccl_live_drain(pcclComm_t c); /* waits until no call holds it */
  * called with c->mu held; pccl_finish drops it around the callback. */
 void *pccl_poller_main(void *arg);
 pcclResult_t pccl_launch_locked(pcclComm_t c);
+/* slice.c: the poller saw the daemon's latest launch end; a launch call
+ * began at call_ns and returned at back_ns (host clock). */
+void pccl_slice_on_end_locked(pcclComm_t c);
+void pccl_slice_on_launch_locked(pcclComm_t c, uint64_t call_ns, uint64_t back_ns);
 void pccl_finish(pcclComm_t c, int id, pcclResult_t status);
 void pccl_wait_all_locked(pcclComm_t c);
 /* 1 on c's poller thread (inside one of its callbacks, or a callback of

@@ -300,6 +300,25 @@ pcclResult_t pcclCommGetStats(pcclComm_t comm, pcclStats_t *stats);
  * lifeNs / blockCompletions against the mean.  block in [0, stats.blocks). */
 pcclResult_t pcclCommGetBlockStats(pcclComm_t comm, int block, pcclStats_t *stats);
 
+/* Where the relaunches after a time slice (PCCL_SLICE_US) went, summed over
+ * the relaunches measured (divide by relaunches).  Ns figures on the daemon's
+ * clock (the GPU's globaltimer) or the host's, never compared with each
+ * other.  The GPU time a relaunch takes from the collectives is about
+ * blockIdleNs + deadNs + refillNs (lib/README.md, "Sharing the GPU"). */
+typedef struct {
+    uint64_t relaunches;  /* launches ended by their slice and relaunched, measured */
+    uint64_t lateNs;      /* daemon: the slice's end (first block's start + slice) to the first block's cut */
+    uint64_t drainNs;     /* daemon: the first block's cut to the last block's end */
+    uint64_t blockIdleNs; /* daemon: a block's end to the last block's end, mean over blocks */
+    uint64_t deadNs;      /* daemon: the last block's end to the relaunch's first block start: no block runs */
+    uint64_t startNs;     /* daemon: the relaunch's first block start to its last block start */
+    uint64_t refillNs;    /* daemon: the relaunch's first block start to its first step (any block) */
+    uint64_t gapNs;       /* host: the poller saw the end, to its relaunch call (PCCL_SLICE_GAP_US, its pace) */
+    uint64_t launchNs;    /* host: the relaunch call itself */
+    uint64_t noStep;      /* relaunches that made no step (not in refillNs) */
+} pcclSliceStats_t;
+pcclResult_t pcclCommGetSliceStats(pcclComm_t comm, pcclSliceStats_t *stats);
+
 /* Memory for buffers: cudaMalloc on the GPU backend, aligned host memory on the
  * host backend.  Use either, or your own allocations. */
 pcclResult_t pcclMemAlloc(pcclComm_t comm, void **ptr, size_t bytes);

@@ -28,9 +28,11 @@
 pcclResult_t pccl_launch_locked(pcclComm_t c)
 {
     pccl_st_rel32(&c->G.hdr->sliced, 0); /* the new launch reports its own end */
+    uint64_t t0 = pccl_now_ns();
     pcclResult_t r = c->be->launch(c);
     if (r) return r;
     c->launches++;
+    pccl_slice_on_launch_locked(c, t0, pccl_now_ns());
     c->submitted_at_launch = c->submitted;
     c->was_running = 1;
     c->running_seen_ns = c->launched_ns = pccl_now_ns();
@@ -97,7 +99,11 @@ static void maybe_launch(pcclComm_t c, uint64_t now)
         c->running_seen_ns = now;
         return;
     }
-    if (c->was_running) { c->was_running = 0; c->quit_seen_ns = (int64_t)now; }
+    if (c->was_running) {
+        c->was_running = 0;
+        c->quit_seen_ns = (int64_t)now;
+        pccl_slice_on_end_locked(c);
+    }
     if (!c->outstanding) return;
     int sliced = pccl_ld_acq32(&c->G.hdr->sliced) != 0;
     if (sliced && (int64_t)now - c->quit_seen_ns < c->slice_gap_ns) return; /* the waiting call's turn */
@@ -155,10 +161,12 @@ void *pccl_poller_main(void *arg)
         pccl_health_check(c, now);
         if (n || c->submitted != seen) { last_event = now; seen = c->submitted; }
         /* Near the end of a launch's slice the poller is hot and looks more
-         * often: a sliced daemon is relaunched within SLICE_QUERY_NS, not
-         * after a sleep (each slice costs that gap). */
-        int slice_due = c->G.k.slice_ns && c->was_running && c->outstanding &&
-                        now - c->launched_ns + SLICE_HOT_NS >= (uint64_t)c->G.k.slice_ns;
+         * often, and stays so until the relaunch: a sliced daemon is
+         * relaunched within SLICE_QUERY_NS of PCCL_SLICE_GAP_US, not after a
+         * sleep or POLL_QUERY_NS (each slice costs that gap). */
+        int slice_due = c->G.k.slice_ns && c->outstanding &&
+                        (c->was_running ? now - c->launched_ns + SLICE_HOT_NS >= (uint64_t)c->G.k.slice_ns
+                                        : pccl_ld_acq32(&c->G.hdr->sliced) != 0);
         if (now - last_query >= (slice_due ? SLICE_QUERY_NS : POLL_QUERY_NS) || n) {
             maybe_launch(c, now);
             last_query = now;

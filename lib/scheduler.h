@@ -139,6 +139,8 @@ PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
 {
     S->st = G->saved[b].st;
     S->st.sm = (uint64_t)(PCCL_SM_ID() + 1);
+    S->st.t_begin = now;
+    S->st.t_cut = S->st.t_first = S->st.t_end = 0;
     S->sq_head = G->saved[b].sq_head;
     S->tq_len = (int32_t)G->saved[b].tq_len;
     for (int i = 0; i < S->tq_len; i++) S->tq[i] = G->saved_tq[(size_t)b * G->k.depth + i];
@@ -166,8 +168,10 @@ PCCL_FN int pccl_cut(pccl_blk *S, const pccl_gpu *G, uint64_t now)
      * meet.  (Cut after 100 us, two ranks' launches seldom overlapped, and
      * opposite orders stalled: tests/pccl/test_share.c.) */
     if (!S->cut && G->k.slice_ns && t >= (uint64_t)G->k.slice_ns &&
-        (t >= (uint64_t)G->k.quit_ns || pccl_ld_gpu(G->progress) != S->progress0))
+        (t >= (uint64_t)G->k.quit_ns || pccl_ld_gpu(G->progress) != S->progress0)) {
         S->cut = 1;
+        S->st.t_cut = now;
+    }
     return S->cut;
 }
 
@@ -330,6 +334,7 @@ PCCL_FN int pccl_advance(pccl_blk *S, const pccl_gpu *G, int b)
     if (f & PCCL_RECV) S->pend_head = ++S->act.recv_step;
     S->act.gated = 0; /* the gate was open: the invocation has begun */
     S->st.primitives++;
+    if (!S->st.t_first) S->st.t_first = PCCL_NOW_NS(); /* one clock read per launch */
     S->progressed = 1;
     pccl_red_gpu(G->progress, 1); /* the quit rule's GPU-wide count of steps */
     S->act_dirty = 1;
@@ -426,6 +431,7 @@ PCCL_FN void pccl_end(pccl_blk *S, const pccl_gpu *G, int b)
          * delay then applies). */
         if (b == 0 && pccl_ld_gpu(G->progress) != S->progress0) pccl_st_rel32(&G->hdr->sliced, 1);
     }
+    S->st.t_end = PCCL_NOW_NS();
     G->saved[b].st = S->st;
     pccl_publish(S, G, b);
 }

@@ -127,7 +127,32 @@ static void test_cut_midway(void)
         PT_OK(pcclCommGetStats(c[r], &st));
         PT_CHECK(st.slices > 0, "rank %d: no launch was cut by the 200 us slice (%llu launches)", r,
                  (unsigned long long)st.launches);
+        /* The relaunch cost split (lib/slice.c).  On the host backend the
+         * daemon's clock is the host's, so its figures and the poller's
+         * meet: no thread of the relaunch starts before the poller's call,
+         * which comes >= the 50 us gap after the last thread ended. */
+        pcclSliceStats_t sl;
+        PT_OK(pcclCommGetSliceStats(c[r], &sl));
+        unsigned long long n = sl.relaunches;
+        PT_CHECK(n > 0 && n <= st.slices, "rank %d: %llu relaunches measured, %llu slices", r, n,
+                 (unsigned long long)st.slices);
+        PT_CHECK(sl.gapNs >= n * 50000, "rank %d: relaunched %.1f us after the end on average, the gap is 50", r,
+                 n ? sl.gapNs / 1e3 / n : 0.0);
+        PT_CHECK(sl.deadNs >= sl.gapNs, "rank %d: no daemon thread for %.1f us per relaunch, less than the "
+                 "poller's %.1f us from the end to its call", r, n ? sl.deadNs / 1e3 / n : 0.0,
+                 n ? sl.gapNs / 1e3 / n : 0.0);
+        PT_CHECK(sl.drainNs >= sl.blockIdleNs && sl.drainNs < n * 1000000000ull,
+                 "rank %d: drain %llu ns, block idle %llu ns over %llu relaunches", r,
+                 (unsigned long long)sl.drainNs, (unsigned long long)sl.blockIdleNs, n);
+        PT_CHECK(sl.refillNs + sl.noStep > 0 || sl.startNs > 0 || sl.deadNs > 0, "rank %d: nothing measured", r);
+        printf("\n    rank %d: %llu relaunches after a slice; per relaunch (us): late %.1f, drain %.1f, block idle "
+               "%.1f, dead %.1f, start %.1f, refill %.1f, host gap %.1f, launch call %.1f ",
+               r, n, sl.lateNs / 1e3 / n, sl.drainNs / 1e3 / n, sl.blockIdleNs / 1e3 / n, sl.deadNs / 1e3 / n,
+               sl.startNs / 1e3 / n, sl.refillNs / 1e3 / n, sl.gapNs / 1e3 / n, sl.launchNs / 1e3 / n);
     }
+    pcclSliceStats_t none;
+    PT_CHECK(pcclCommGetSliceStats(c[0], NULL) == pcclInvalidArgument, "NULL stats accepted");
+    PT_CHECK(pcclCommGetSliceStats(NULL, &none) == pcclInvalidArgument, "NULL comm accepted");
     pt_destroy(c, 2);
     pt_end();
 }
