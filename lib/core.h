@@ -242,7 +242,11 @@ typedef struct {
      * out while work progressed (pccl_end); the host clears it before each
      * launch and relaunches at once when it is set (poller.c) */
     uint32_t sliced;
-    uint32_t pad[30];
+    /* host -> daemon: where this launch's slice ends on the daemon's clock
+     * (PCCL_SLICE_ALIGN: a point of a grid all ranks share; 0: a slice
+     * after each block's start) */
+    uint64_t deadline;
+    uint32_t pad[28];
     /* followed, in the same allocation, by: */
     /* uint64_t cq[depth]; uint64_t sq[depth]; pccl_args args[max_colls];
        pccl_blk_stats stats[blocks] */

@@ -43,6 +43,12 @@ typedef struct {
     pcclSliceStats_t sum;
     uint64_t cut_launch; /* the launch number the slice cut, its relaunch pending (0: none) */
     uint64_t prev_end, late_ns, drain_ns, block_idle_ns, gap_ns, launch_ns;
+    int on_grid;         /* the cut launch had a grid deadline and was cut at it */
+    uint64_t call_ns;    /* the latest launch call's start (host clock) */
+    uint64_t deadline;   /* its slice's end as told to the daemon (its clock; 0: none told) */
+    uint64_t end_ns;     /* the same on the host's clock, as the poller expects it */
+    int64_t off;         /* daemon clock - host clock at a launch call, least seen lately */
+    int off_known;
 } pccl_slice_acc;
 
 struct pcclComm {
@@ -68,6 +74,7 @@ struct pcclComm {
     uint64_t submitted_at_launch, launches;
     uint64_t launched_ns;       /* when the daemon was last launched (its slice's start) */
     int64_t slice_gap_ns;       /* PCCL_SLICE_GAP_US: the pause before a relaunch after a slice */
+    int slice_align;            /* PCCL_SLICE_ALIGN (slice.c) */
     int64_t relaunch_ns, backoff_ns, quit_seen_ns;
     uint64_t poll_hot_ns;       /* the poller spins this long after an event */
     uint64_t running_seen_ns;   /* when the daemon was last seen running */
@@ -213,6 +220,10 @@ pcclResult_t pccl_launch_locked(pcclComm_t c);
  * began at call_ns and returned at back_ns (host clock). */
 void pccl_slice_on_end_locked(pcclComm_t c);
 void pccl_slice_on_launch_locked(pcclComm_t c, uint64_t call_ns, uint64_t back_ns);
+/* slice.c: before a launch call at call_ns, tells the daemon where its slice
+ * ends; returns that end on the host's clock (the poller watches closely
+ * near it). */
+uint64_t pccl_slice_plan_locked(pcclComm_t c, uint64_t call_ns);
 void pccl_finish(pcclComm_t c, int id, pcclResult_t status);
 void pccl_wait_all_locked(pcclComm_t c);
 /* 1 on c's poller thread (inside one of its callbacks, or a callback of

@@ -16,7 +16,7 @@ typedef struct {
 /* Defaults, per backend, with the accepted range. */
 enum { K_BLOCKS, K_THREADS, K_CHUNK, K_SLOTS, K_SPIN_HEAD, K_SPIN_BASE, K_SPIN_MIN, K_STICKY, K_QUIT_US,
        K_RELAUNCH_US, K_ORDER, K_CHAOS, K_CHAOS_SEED, K_MAX_COLLS, K_DEPTH, K_ARENA, K_PROFILE, K_INTERLEAVE,
-       K_DYNAMIC, K_PEER_TIMEOUT, K_SLICE_US, K_SLICE_GAP_US, K_N };
+       K_DYNAMIC, K_PEER_TIMEOUT, K_SLICE_US, K_SLICE_GAP_US, K_SLICE_ALIGN, K_N };
 static const knob_def knobs[K_N] = {
     [K_BLOCKS] = {"PCCL_BLOCKS", 64, 1, 1, PCCL_MAX_BLOCKS},
     /* at most the daemon's launch bound; at least a scheduling warp and a moving one */
@@ -43,6 +43,9 @@ static const knob_def knobs[K_N] = {
      * relaunch (lib/README.md, "Sharing the GPU") */
     [K_SLICE_US] = {"PCCL_SLICE_US", 4000, 2000, 0, 60000000},
     [K_SLICE_GAP_US] = {"PCCL_SLICE_GAP_US", 20, 0, 0, 1000000},
+    /* slices end on a grid of the daemon's clock, the same on every rank:
+     * the ranks' relaunches overlap instead of each stalling the others */
+    [K_SLICE_ALIGN] = {"PCCL_SLICE_ALIGN", 1, 1, 0, 1},
 };
 
 static pcclResult_t knob(long cfg, int which, int host, long *out)
@@ -89,7 +92,7 @@ pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host)
     long in[K_N] = {cfg->blocks, cfg->threads, cfg->chunkBytes, cfg->slots, cfg->spinHead, cfg->spinBase,
                     cfg->spinMin, cfg->sticky, cfg->quitUs, cfg->relaunchUs, cfg->order, cfg->chaos,
                     cfg->chaosSeed, cfg->maxColls, cfg->queueDepth, cfg->arenaBytes, cfg->profile, cfg->interleave,
-                    cfg->dynamic, cfg->peerTimeoutMs, cfg->sliceUs, cfg->sliceGapUs};
+                    cfg->dynamic, cfg->peerTimeoutMs, cfg->sliceUs, cfg->sliceGapUs, cfg->sliceAlign};
     long v[K_N];
     for (int i = 0; i < K_N; i++) {
         pcclResult_t r = knob(in[i], i, host, &v[i]);
@@ -124,6 +127,7 @@ pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host)
     c->relaunch_ns = v[K_RELAUNCH_US] * 1000;
     c->peer_timeout_ns = (uint64_t)v[K_PEER_TIMEOUT] * 1000000;
     c->slice_gap_ns = v[K_SLICE_GAP_US] * 1000;
+    c->slice_align = (int)v[K_SLICE_ALIGN];
     c->arena_bytes = (size_t)v[K_ARENA];
     c->chunk_bytes = v[K_CHUNK];
     return pcclSuccess;

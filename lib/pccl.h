@@ -119,11 +119,14 @@ typedef struct {
                                                    slices; 0: never */
     long sliceGapUs;      /* PCCL_SLICE_GAP_US     the GPU stays free this long after a slice
                                                    before the relaunch (a waiting call's chance) */
+    int sliceAlign;       /* PCCL_SLICE_ALIGN      1: slices end on a grid of the GPUs' clock, the same
+                                                   for every rank (their relaunches overlap); 0: a slice
+                                                   after each launch's start */
 } pcclConfig_t;
 
 #define PCCL_CONFIG_INITIALIZER {                                                   \
     sizeof(pcclConfig_t), PCCL_BACKEND_DEFAULT, -1, -1, -1L, -1, -1L, -1L, -1L, -1, \
-    -1L, -1L, PCCL_ORDER_DEFAULT, -1, -1L, -1, -1, -1L, -1, -1, -1, -1L, -1L, -1L }
+    -1L, -1L, PCCL_ORDER_DEFAULT, -1, -1L, -1, -1, -1L, -1, -1, -1, -1L, -1L, -1L, -1 }
 
 typedef struct {
     uint64_t completed;    /* invocations completed                          */
@@ -316,6 +319,9 @@ typedef struct {
     uint64_t gapNs;       /* host: the poller saw the end, to its relaunch call (PCCL_SLICE_GAP_US, its pace) */
     uint64_t launchNs;    /* host: the relaunch call itself */
     uint64_t noStep;      /* relaunches that made no step (not in refillNs) */
+    uint64_t aligned;     /* relaunches whose cut launch ended on the grid (PCCL_SLICE_ALIGN) */
+    int64_t clockOffsetNs; /* the daemon's clock - the host's at a launch call, least seen lately (the
+                              launch latency included): how the poller predicts a slice's end */
 } pcclSliceStats_t;
 pcclResult_t pcclCommGetSliceStats(pcclComm_t comm, pcclSliceStats_t *stats);
 

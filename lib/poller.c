@@ -29,6 +29,7 @@ pcclResult_t pccl_launch_locked(pcclComm_t c)
 {
     pccl_st_rel32(&c->G.hdr->sliced, 0); /* the new launch reports its own end */
     uint64_t t0 = pccl_now_ns();
+    c->slice_acc.end_ns = pccl_slice_plan_locked(c, t0);
     pcclResult_t r = c->be->launch(c);
     if (r) return r;
     c->launches++;
@@ -165,7 +166,7 @@ void *pccl_poller_main(void *arg)
          * relaunched within SLICE_QUERY_NS of PCCL_SLICE_GAP_US, not after a
          * sleep or POLL_QUERY_NS (each slice costs that gap). */
         int slice_due = c->G.k.slice_ns && c->outstanding &&
-                        (c->was_running ? now - c->launched_ns + SLICE_HOT_NS >= (uint64_t)c->G.k.slice_ns
+                        (c->was_running ? now + SLICE_HOT_NS >= c->slice_acc.end_ns
                                         : pccl_ld_acq32(&c->G.hdr->sliced) != 0);
         if (now - last_query >= (slice_due ? SLICE_QUERY_NS : POLL_QUERY_NS) || n) {
             maybe_launch(c, now);

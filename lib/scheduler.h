@@ -52,6 +52,7 @@ typedef struct {
     int64_t th, th_init;
     uint64_t sq_head, t_progress, rng, act_dirty, t_exec, seen_progress;
     uint64_t t_begin, progress0;   /* the launch's start and the GPU's step count then */
+    uint64_t deadline;             /* the slice ends here (UINT64_MAX: no slice) */
     uint64_t pend_tail, pend_head; /* a step's counters not yet posted (0: none) */
     uint64_t pend_hdr;             /* and the header of the slot it sent */
     pccl_ctx act;     /* the active context slot */
@@ -140,6 +141,11 @@ PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
     S->st = G->saved[b].st;
     S->st.sm = (uint64_t)(PCCL_SM_ID() + 1);
     S->st.t_begin = now;
+    /* The host's deadline, the same for all blocks (and, aligned, for all
+     * ranks); one too far off (a launch late past it, a wrong clock
+     * estimate) gives way to a slice from this block's start. */
+    uint64_t s = (uint64_t)G->k.slice_ns, d = s ? pccl_ld_acq(&G->hdr->deadline) : 0;
+    S->deadline = !s ? UINT64_MAX : d > now && d <= now + s ? d : now + s;
     S->st.t_cut = S->st.t_first = S->st.t_end = 0;
     S->sq_head = G->saved[b].sq_head;
     S->tq_len = (int32_t)G->saved[b].tq_len;
@@ -167,7 +173,7 @@ PCCL_FN int pccl_cut(pccl_blk *S, const pccl_gpu *G, uint64_t now)
      * quit_ns at least, as without a slice, so that the launches of ranks
      * meet.  (Cut after 100 us, two ranks' launches seldom overlapped, and
      * opposite orders stalled: tests/pccl/test_share.c.) */
-    if (!S->cut && G->k.slice_ns && t >= (uint64_t)G->k.slice_ns &&
+    if (!S->cut && G->k.slice_ns && now >= S->deadline &&
         (t >= (uint64_t)G->k.quit_ns || pccl_ld_gpu(G->progress) != S->progress0)) {
         S->cut = 1;
         S->st.t_cut = now;

@@ -43,6 +43,29 @@ static void span_read(pcclComm_t c, launch_span *s)
     }
 }
 
+/* The slice's end for the launch about to be made.  Aligned, a point of a
+ * grid of the daemon's clock (multiples of the slice): every rank's clock
+ * is the same (the host's on the host backend; the GPUs' globaltimers,
+ * which the driver keeps on the host's time), so ranks streaming together
+ * end their slices together and relaunch in the same few microseconds,
+ * instead of each rank's relaunch stalling its peers at its own moment.
+ * The launch's start on the daemon's clock is predicted from the least
+ * offset seen between a launch call and its first block's start. */
+uint64_t pccl_slice_plan_locked(pcclComm_t c, uint64_t call_ns)
+{
+    pccl_slice_acc *a = &c->slice_acc;
+    uint64_t s = (uint64_t)c->G.k.slice_ns, d = 0;
+    a->call_ns = call_ns;
+    if (s && c->slice_align && a->off_known) {
+        uint64_t begin = call_ns + (uint64_t)a->off;
+        d = (begin / s + 1) * s;
+    }
+    a->deadline = d;
+    pccl_st_rel(&c->G.hdr->deadline, d);
+    if (!s) return UINT64_MAX;
+    return d ? d - (uint64_t)a->off : call_ns + s;
+}
+
 /* Host-clock figures of the relaunch that follows a cut launch. */
 void pccl_slice_on_launch_locked(pcclComm_t c, uint64_t call_ns, uint64_t back_ns)
 {
@@ -60,6 +83,12 @@ void pccl_slice_on_end_locked(pcclComm_t c)
     launch_span s;
     span_read(c, &s);
     if (!s.nblocks) return;
+    /* The clock offset (with the launch latency), from this launch: the
+     * least seen, drifting up slowly should the clocks drift apart. */
+    int64_t off = (int64_t)(s.begin_min - a->call_ns);
+    if (!a->off_known || off < a->off) a->off = off;
+    else a->off += (off - a->off) / 64;
+    a->off_known = 1;
     pcclSliceStats_t *o = &a->sum;
     if (a->cut_launch && a->cut_launch + 1 == c->launches && s.begin_min >= a->prev_end) {
         /* the relaunch after launch cut_launch, now complete */
@@ -73,14 +102,17 @@ void pccl_slice_on_end_locked(pcclComm_t c)
         else o->noStep++;
         o->gapNs += a->gap_ns;
         o->launchNs += a->launch_ns;
+        o->aligned += (uint64_t)a->on_grid;
     }
     a->cut_launch = 0;
     if (s.cut_min == UINT64_MAX || !pccl_ld_acq32(&c->G.hdr->sliced)) return;
     /* cut by its slice while work progressed: the poller relaunches it */
     uint64_t due = s.begin_min + (uint64_t)c->G.k.slice_ns;
+    if (a->deadline && a->deadline < due) due = a->deadline;
     a->cut_launch = c->launches;
     a->prev_end = s.end_max;
     a->late_ns = s.cut_min > due ? s.cut_min - due : 0;
+    a->on_grid = a->deadline && s.cut_min >= a->deadline;
     a->drain_ns = s.end_max - s.cut_min;
     a->block_idle_ns = s.idle_sum / (uint64_t)s.nblocks;
     a->gap_ns = a->launch_ns = 0;
@@ -92,6 +124,7 @@ pcclResult_t pcclCommGetSliceStats(pcclComm_t c, pcclSliceStats_t *s)
     if (!s) return pccl_err(c, pcclInvalidArgument, "pcclCommGetSliceStats: stats is NULL");
     pthread_mutex_lock(&c->mu);
     *s = c->slice_acc.sum;
+    s->clockOffsetNs = c->slice_acc.off;
     pthread_mutex_unlock(&c->mu);
     return pcclSuccess;
 }

@@ -61,6 +61,7 @@ static void test_devsync_while_streaming(void)
     pcclComm_t c;
     pcclConfig_t cfg = pt_config(1, -1);
     cfg.sliceUs = SLICE_US;
+    cfg.sliceAlign = 0; /* the bound holds either way; the grid is test_cut_midway's */
     if (pt_init(&c, 1, &cfg)) { pt_end(); return; }
     streamer s = {c, 0, 0, 0, 0, 0, calloc(COUNT, sizeof(float)), calloc(COUNT, sizeof(float))};
     PT_OK(pcclRegisterAllReduce(c, COUNT, pcclFloat, pcclSum, 0, &s.id));
@@ -95,6 +96,9 @@ static void test_devsync_while_streaming(void)
              worst, SLICE_US, MARGIN_S);
     PT_CHECK(st.slices > 0, "no daemon launch was ended by the slice (%llu launches, %llu completed)",
              (unsigned long long)st.launches, (unsigned long long)st.completed);
+    pcclSliceStats_t sl; /* unaligned (below): no cut on a grid */
+    PT_OK(pcclCommGetSliceStats(c, &sl));
+    PT_CHECK(sl.aligned == 0, "PCCL_SLICE_ALIGN=0, yet %llu cuts on the grid", (unsigned long long)sl.aligned);
     printf("\n    devsync while streaming: worst %.1f ms of %d (%d overlapped completions), %llu invocations, "
            "%llu slices, %llu launches ",
            worst * 1e3, SAMPLES, streamed, (unsigned long long)st.completed, (unsigned long long)st.slices,
@@ -145,10 +149,15 @@ static void test_cut_midway(void)
                  "rank %d: drain %llu ns, block idle %llu ns over %llu relaunches", r,
                  (unsigned long long)sl.drainNs, (unsigned long long)sl.blockIdleNs, n);
         PT_CHECK(sl.refillNs + sl.noStep > 0 || sl.startNs > 0 || sl.deadNs > 0, "rank %d: nothing measured", r);
+        /* PCCL_SLICE_ALIGN (default 1): the host backend's daemon clock is
+         * the host's, so the grid deadline is exact and the cuts land on it */
+        PT_CHECK(sl.aligned > 0 && sl.aligned <= n, "rank %d: %llu of %llu relaunches after a cut on the grid", r,
+                 (unsigned long long)sl.aligned, n);
         printf("\n    rank %d: %llu relaunches after a slice; per relaunch (us): late %.1f, drain %.1f, block idle "
-               "%.1f, dead %.1f, start %.1f, refill %.1f, host gap %.1f, launch call %.1f ",
+               "%.1f, dead %.1f, start %.1f, refill %.1f, host gap %.1f, launch call %.1f; %llu on the grid ",
                r, n, sl.lateNs / 1e3 / n, sl.drainNs / 1e3 / n, sl.blockIdleNs / 1e3 / n, sl.deadNs / 1e3 / n,
-               sl.startNs / 1e3 / n, sl.refillNs / 1e3 / n, sl.gapNs / 1e3 / n, sl.launchNs / 1e3 / n);
+               sl.startNs / 1e3 / n, sl.refillNs / 1e3 / n, sl.gapNs / 1e3 / n, sl.launchNs / 1e3 / n,
+               (unsigned long long)sl.aligned);
     }
     pcclSliceStats_t none;
     PT_CHECK(pcclCommGetSliceStats(c[0], NULL) == pcclInvalidArgument, "NULL stats accepted");
