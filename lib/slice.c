@@ -107,8 +107,9 @@ void pccl_slice_on_end_locked(pcclComm_t c)
     a->cut_launch = 0;
     if (s.cut_min == UINT64_MAX || !pccl_ld_acq32(&c->G.hdr->sliced)) return;
     /* cut by its slice while work progressed: the poller relaunches it */
+    /* the deadline the first block took (scheduler.h, pccl_begin) */
     uint64_t due = s.begin_min + (uint64_t)c->G.k.slice_ns;
-    if (a->deadline && a->deadline < due) due = a->deadline;
+    if (a->deadline > s.begin_min && a->deadline < due) due = a->deadline;
     a->cut_launch = c->launches;
     a->prev_end = s.end_max;
     a->late_ns = s.cut_min > due ? s.cut_min - due : 0;

@@ -371,7 +371,8 @@ static double max_of(const double *v, int n)
  * paper's random-order test (tests/gpu/schedule.h: 8 all-reduces of 256 B
  * to 1 MiB, each rank in its own order, a new order every iteration) for
  * --seeds seeds x --iters iterations, every output poisoned before and
- * checked after each iteration.  NCCL first, for --nccl-s seconds, beside
+ * checked after each iteration, and for --secs seconds at least.  NCCL
+ * first, for --secs seconds, beside
  * the same compute threads, its ranks issuing the 8 all-reduces in ONE
  * order (in random orders it would hang): what each call costs with
  * collectives streaming on every GPU.  A pccl call is within the bound when
@@ -388,11 +389,10 @@ typedef struct {
     std::vector<double> t[OP_N];  /* the compute thread's calls */
     unsigned long iters_done, wrong, fresh;
     int *stop;                    /* the communication threads are done (or hung) */
-    double end_s;                 /* NCCL: stream until then */
+    double end_s;                 /* run until then, and (pccl) seeds x iters iterations */
     uint64_t seed0;
     int seeds, iters;
-    pthread_barrier_t *bar;       /* NCCL: the ranks agree on the last iteration */
-    int *nccl_stop;
+    int *stop_at;                 /* the iteration no rank starts (rank 0 sets it) */
 } xrank_t;
 
 static int x_check(xrank_t *R, float *host)
@@ -431,14 +431,15 @@ static void *x_comm_main(void *arg)
     float *host = (float *)malloc(dl_sched_bytes[DL_SCHED_NCOLL - 1]);
     int order[DL_SCHED_NCOLL];
     for (int it = 0;; it++) {
-        if (R->is_pccl && it == R->seeds * R->iters) break;
-        if (!R->is_pccl) { /* every rank runs the same iterations, or NCCL's last would wait forever */
-            if (R->rank == 0) *R->nccl_stop = now_s() >= R->end_s;
-            pthread_barrier_wait(R->bar);
-            int st = *R->nccl_stop;
-            pthread_barrier_wait(R->bar);
-            if (st) break;
-        }
+        /* Every rank must run the same iterations, or its peers' last one
+         * waits forever.  Rank 0 decides at the start of an iteration that
+         * it is the last: no rank can have started the next one yet (that
+         * needs rank 0's part of this one), and each reads stop_at before it
+         * starts an iteration. */
+        if (R->rank == 0 && now_s() >= R->end_s && it >= (R->is_pccl ? R->seeds * R->iters : 1) &&
+            __atomic_load_n(R->stop_at, __ATOMIC_ACQUIRE) == INT32_MAX)
+            __atomic_store_n(R->stop_at, it + 1, __ATOMIC_RELEASE);
+        if (it >= __atomic_load_n(R->stop_at, __ATOMIC_ACQUIRE)) break;
         x_poison(R);
         if (R->is_pccl) {
             dl_sched_order(R->seed0 + (uint64_t)(it / R->iters), it % R->iters, R->rank, DL_SCHED_NCOLL, order);
@@ -446,7 +447,7 @@ static void *x_comm_main(void *arg)
                 PC_X(pcclRun(R->pc, R->ids[order[k]], R->send[order[k]], R->recv[order[k]], NULL, NULL));
             PC_X(pcclWaitAll(R->pc));
         } else {
-            for (int c = 0; c < DL_SCHED_NCOLL; c++)
+            for (int c = 0; c < DL_SCHED_NCOLL; c++) /* one order: in random orders NCCL hangs */
                 if (ncclAllReduce(R->send[c], R->recv[c], dl_sched_count(c), ncclFloat, ncclSum, R->nc, R->cs) !=
                     ncclSuccess) {
                     fprintf(stderr, "rank %d: ncclAllReduce failed\n", R->rank);
@@ -571,7 +572,17 @@ static int x_run(xrank_t *Rs, int n, int is_pccl, int timeout_s)
         }
     }
     __atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
-    for (int r = 0; r < n; r++) pthread_join(tx[r], NULL);
+    for (int r = 0; r < n; r++) { /* a compute call that never returns is a hang too */
+        struct timespec dl;
+        clock_gettime(CLOCK_REALTIME, &dl);
+        dl.tv_sec += timeout_s;
+        if (pthread_timedjoin_np(tx[r], NULL, &dl)) {
+            printf("RESULT pccl-share --gpus %d: HANG (%s): rank %d's compute thread did not return from a call "
+                   "within %d s\n", n, is_pccl ? "pccl" : "NCCL", r, timeout_s);
+            fflush(stdout);
+            return 3;
+        }
+    }
     printf("# %s: %.1f s\n", is_pccl ? "pccl" : "NCCL", now_s() - t0);
     return 0;
 }
@@ -588,7 +599,7 @@ static void x_stats(xrank_t *Rs, int n, int op, char *b, size_t len, double *mx,
     snprintf(b, len, "%zu: %.3f / %.3f / %.3f", v.size(), v[0] * 1e3, v[v.size() / 2] * 1e3, v.back() * 1e3);
 }
 
-static int cross_main(int n, int seeds, int iters, uint64_t seed, double nccl_s, int timeout_s, double grace_ms,
+static int cross_main(int n, int seeds, int iters, uint64_t seed, double secs, int timeout_s, double grace_ms,
                       int do_pccl, int do_nccl)
 {
     int have = 0;
@@ -609,12 +620,12 @@ static int cross_main(int n, int seeds, int iters, uint64_t seed, double nccl_s,
     }
     const char *sl = getenv("PCCL_SLICE_US");
     long slice_us = sl && *sl ? atol(sl) : 4000;
-    printf("# cross-rank: %d GPUs, pccl: %d seeds x %d iterations of the random-order test (seed %llu), NCCL: %.1f s "
-           "in one order; PCCL_SLICE_US=%ld\n", n, seeds, iters, (unsigned long long)seed, nccl_s, slice_us);
+    printf("# cross-rank: %d GPUs, each library at least %.1f s; pccl: at least %d seeds x %d iterations of the "
+           "random-order test (seed %llu on); NCCL: one order; PCCL_SLICE_US=%ld\n", n, secs, seeds, iters,
+           (unsigned long long)seed, slice_us);
     static xrank_t X[2][64]; /* 0 NCCL, 1 pccl */
-    pthread_barrier_t bar;
-    pthread_barrier_init(&bar, NULL, (unsigned)n);
-    int nstop = 0, rc = 0;
+    static int stop_at[2] = {INT32_MAX, INT32_MAX};
+    int rc = 0;
     for (int lib = 0; lib < 2; lib++) {
         if (lib == 0 ? !do_nccl : !do_pccl) continue;
         xrank_t *Rs = X[lib];
@@ -622,24 +633,23 @@ static int cross_main(int n, int seeds, int iters, uint64_t seed, double nccl_s,
             Rs[r].seed0 = seed;
             Rs[r].seeds = seeds;
             Rs[r].iters = iters;
-            Rs[r].bar = &bar;
-            Rs[r].nccl_stop = &nstop;
+            Rs[r].stop_at = &stop_at[lib];
         }
         if (x_open(Rs, n, lib)) return 1;
-        for (int r = 0; r < n; r++) Rs[r].end_s = now_s() + nccl_s;
+        for (int r = 0; r < n; r++) Rs[r].end_s = now_s() + secs;
         int h = x_run(Rs, n, lib, timeout_s);
         if (h) _exit(h); /* threads stuck: do not wait for them */
         unsigned long it = 0, wrong = 0, fr = 0;
         for (int r = 0; r < n; r++) { it += Rs[r].iters_done; wrong += Rs[r].wrong; fr += Rs[r].fresh; }
-        printf("# %s: %lu iterations over %d ranks, %lu wrong elements, %lu fresh-kernel first launches\n",
-               lib ? "pccl" : "NCCL", it, n, wrong, fr);
+        printf("# %s: %lu iterations over %d ranks (%lu each: %s), %lu wrong elements, %lu fresh-kernel first "
+               "launches\n", lib ? "pccl" : "NCCL", it, n, Rs[0].iters_done,
+               lib ? "random orders, a new seed every --iters" : "one order", wrong, fr);
         if (wrong) rc = 4;
         if (lib) {
             for (int r = 0; r < n; r++) print_slices(Rs[r].pc, r);
         }
         x_close(Rs, n);
     }
-    pthread_barrier_destroy(&bar);
     printf("\n| compute thread's call, while every rank's communication thread streams | NCCL calls: min / median / "
            "max ms | pccl calls: min / median / max ms | pccl within bound |\n|---|---|---|---|\n");
     int within = 1;
@@ -671,14 +681,14 @@ static int cross_main(int n, int seeds, int iters, uint64_t seed, double nccl_s,
 static void usage(FILE *f)
 {
     fprintf(f, "usage: pccl-share [--reps N] [--count N] [--grace-ms MS] [--cap-s S] [--lib pccl|nccl|both]\n"
-               "       pccl-share --gpus N [--seeds S] [--iters K] [--seed X] [--nccl-s SEC] [--timeout SEC]\n"
+               "       pccl-share --gpus N [--seeds S] [--iters K] [--seed X] [--secs SEC] [--timeout SEC]\n"
                "                  [--grace-ms MS] [--lib ...]\n"
                "  Times CUDA calls that wait for the GPU on one thread while another streams all-reduces,\n"
                "  on pccl and on NCCL (one GPU, one rank).  Defaults: --reps 5, --count 262144 floats (1 MiB),\n"
                "  --grace-ms 2, --cap-s 0 (none), --lib both.  PCCL_SLICE_US: pccl's time slice.\n"
                "  --gpus N (>= 2): the cross-rank test: per rank, a compute thread makes those calls at random\n"
                "  points while the rank's communication thread runs the paper's random-order test for --seeds\n"
-               "  (10) x --iters (10) iterations, data checked; NCCL first for --nccl-s (3) s in one order.\n"
+               "  (10) x --iters (10) iterations and --secs (3) s, data checked; NCCL first, --secs s, one order.\n"
                "  Watchdog --timeout (30) s.  Exit 0 ok, 1 past the bound, 3 hang, 4 wrong data, 2 bad\n"
                "  arguments, 77 too few GPUs.\n");
 }
@@ -687,7 +697,7 @@ int main(int argc, char **argv)
 {
     int reps = 5, do_pccl = 1, do_nccl = 1;
     size_t count = 262144;
-    double grace_ms = 2, cap_s = 0, nccl_s = 3;
+    double grace_ms = 2, cap_s = 0, secs = 3;
     int gpus = 0, seeds = 10, iters = 10, timeout_s = 30;
     unsigned long long xseed = 1;
     for (int i = 1; i < argc; i++) {
@@ -704,7 +714,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--seeds")) seeds = (int)strtol(v, &end, 10);
         else if (!strcmp(a, "--iters")) iters = (int)strtol(v, &end, 10);
         else if (!strcmp(a, "--seed")) xseed = strtoull(v, &end, 10);
-        else if (!strcmp(a, "--nccl-s")) nccl_s = strtod(v, &end);
+        else if (!strcmp(a, "--secs")) secs = strtod(v, &end);
         else if (!strcmp(a, "--timeout")) timeout_s = (int)strtol(v, &end, 10);
         else if (!strcmp(a, "--lib")) {
             do_pccl = !strcmp(v, "pccl") || !strcmp(v, "both");
@@ -714,8 +724,8 @@ int main(int argc, char **argv)
         } else { fprintf(stderr, "pccl-share: unknown argument '%s'\n", a); usage(stderr); return 2; }
         if (!end || *end) { fprintf(stderr, "pccl-share: %s '%s': not a number\n", a, v); return 2; }
     }
-    if (gpus && (gpus < 2 || gpus > 64 || seeds < 1 || iters < 1 || nccl_s <= 0 || timeout_s < 1)) {
-        fprintf(stderr, "pccl-share: --gpus in [2, 64], --seeds, --iters, --timeout >= 1, --nccl-s > 0\n");
+    if (gpus && (gpus < 2 || gpus > 64 || seeds < 1 || iters < 1 || secs <= 0 || timeout_s < 1)) {
+        fprintf(stderr, "pccl-share: --gpus in [2, 64], --seeds, --iters, --timeout >= 1, --secs > 0\n");
         return 2;
     }
     if (reps < 1 || reps > MAXREPS || count < 1 || grace_ms < 0 || cap_s < 0) {
@@ -737,7 +747,7 @@ int main(int argc, char **argv)
     if (driver_fn("cuModuleLoadData", (void **)&p_load) || driver_fn("cuModuleGetFunction", (void **)&p_getfn) ||
         driver_fn("cuLaunchKernel", (void **)&p_launch) || driver_fn("cuModuleUnload", (void **)&p_unload))
         return 1;
-    if (gpus) return cross_main(gpus, seeds, iters, xseed, nccl_s, timeout_s, grace_ms, do_pccl, do_nccl);
+    if (gpus) return cross_main(gpus, seeds, iters, xseed, secs, timeout_s, grace_ms, do_pccl, do_nccl);
     const char *ml = getenv("CUDA_MODULE_LOADING"), *sl = getenv("PCCL_SLICE_US");
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
