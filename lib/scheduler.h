@@ -19,7 +19,8 @@
  * of its primitives waits longer than its spin threshold; then its dynamic
  * context is saved and the next one runs.  The block quits when the SQ is
  * empty and nothing progressed for quit_ns, or when its time slice is over
- * (slice_ns after the launch began, work or not: pccl_cut).
+ * (at the launch's deadline, at most slice_ns after it began, work or not:
+ * pccl_cut).
  */
 #ifndef PCCL_SCHEDULER_H
 #define PCCL_SCHEDULER_H
@@ -162,7 +163,8 @@ PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
  * rule below (it wants an idle GPU), and the CUDA driver's implicit
  * synchronizations wait for it: the first launch of a kernel under lazy
  * module loading, cudaFree, cudaDeviceSynchronize on another thread.  So a
- * launch ends slice_ns after it began, work queued or not: each block stops
+ * launch ends at its deadline (pccl_begin: the host's, on a grid every rank
+ * shares, or slice_ns after the block began), work queued or not: each block stops
  * at its next decision (a step boundary), saves the active collective as a
  * preemption does, and quits with its task queue saved; the poller relaunches
  * at once (poller.c), and the waiting call gets the GPU in between. */
