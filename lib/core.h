@@ -232,8 +232,9 @@ typedef struct {
     uint64_t slices;    /* quits because the time slice ran out (PCCL_SLICE_US) */
     /* The latest launch, on the daemon's clock (PCCL_NOW_NS), for the
      * relaunch's cost split (lib/slice.c): its start, the slice's cut (0:
-     * none), its first step (0: none), its end. */
-    uint64_t t_begin, t_cut, t_first, t_end;
+     * none), its first collective picked and its first step (0: none), its
+     * end. */
+    uint64_t t_begin, t_cut, t_pick, t_first, t_end;
 } pccl_blk_stats;
 
 typedef struct {

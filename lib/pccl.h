@@ -316,6 +316,8 @@ typedef struct {
     uint64_t deadNs;      /* daemon: the last block's end to the relaunch's first block start: no block runs */
     uint64_t startNs;     /* daemon: the relaunch's first block start to its last block start */
     uint64_t refillNs;    /* daemon: the relaunch's first block start to its first step (any block) */
+    uint64_t pickNs;      /* daemon: ... to its first collective picked (any block): a long one means
+                             no work was queued (the application had not invoked yet), not a cost */
     uint64_t gapNs;       /* host: the poller saw the end, to its relaunch call (PCCL_SLICE_GAP_US, its pace) */
     uint64_t launchNs;    /* host: the relaunch call itself */
     uint64_t noStep;      /* relaunches that made no step (not in refillNs) */

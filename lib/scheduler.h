@@ -147,7 +147,7 @@ PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
      * estimate) gives way to a slice from this block's start. */
     uint64_t s = (uint64_t)G->k.slice_ns, d = s ? pccl_ld_acq(&G->hdr->deadline) : 0;
     S->deadline = !s ? UINT64_MAX : d > now && d <= now + s ? d : now + s;
-    S->st.t_cut = S->st.t_first = S->st.t_end = 0;
+    S->st.t_cut = S->st.t_pick = S->st.t_first = S->st.t_end = 0;
     S->sq_head = G->saved[b].sq_head;
     S->tq_len = (int32_t)G->saved[b].tq_len;
     for (int i = 0; i < S->tq_len; i++) S->tq[i] = G->saved_tq[(size_t)b * G->k.depth + i];
@@ -234,6 +234,7 @@ PCCL_FN int pccl_pick(pccl_blk *S, const pccl_gpu *G, int b)
         int32_t t = S->tq[S->pos]; S->tq[S->pos] = S->tq[j]; S->tq[j] = t;
     }
     S->cur = S->tq[S->pos];
+    if (!S->st.t_pick) S->st.t_pick = PCCL_NOW_NS(); /* one clock read per launch */
     S->act = G->ctx[(size_t)S->cur * G->k.blocks + b];
     S->act_dirty = 0;
     S->th = S->th_init = G->k.chaos ? 1 + (int64_t)(pccl_rand(&S->rng) % 4) : pccl_threshold(&G->k, S->pos);

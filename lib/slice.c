@@ -15,7 +15,7 @@
 
 /* One launch's stamps: the extremes over its blocks. */
 typedef struct {
-    uint64_t begin_min, begin_max, cut_min, first_min, end_min, end_max, idle_sum;
+    uint64_t begin_min, begin_max, cut_min, pick_min, first_min, end_min, end_max, idle_sum;
     int nblocks;
 } launch_span;
 
@@ -24,15 +24,17 @@ static uint64_t ld(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUI
 static void span_read(pcclComm_t c, launch_span *s)
 {
     memset(s, 0, sizeof *s);
-    s->begin_min = s->cut_min = s->first_min = s->end_min = UINT64_MAX;
+    s->begin_min = s->cut_min = s->pick_min = s->first_min = s->end_min = UINT64_MAX;
     for (int b = 0; b < c->G.k.blocks; b++) {
         const pccl_blk_stats *t = &c->G.stats[b];
-        uint64_t bg = ld(&t->t_begin), cut = ld(&t->t_cut), f = ld(&t->t_first), e = ld(&t->t_end);
+        uint64_t bg = ld(&t->t_begin), cut = ld(&t->t_cut), pk = ld(&t->t_pick), f = ld(&t->t_first),
+                 e = ld(&t->t_end);
         if (!bg || !e) continue; /* a block that never ran (cannot happen once launched) */
         s->nblocks++;
         if (bg < s->begin_min) s->begin_min = bg;
         if (bg > s->begin_max) s->begin_max = bg;
         if (cut && cut < s->cut_min) s->cut_min = cut;
+        if (pk && pk < s->pick_min) s->pick_min = pk;
         if (f && f < s->first_min) s->first_min = f;
         if (e < s->end_min) s->end_min = e;
         if (e > s->end_max) s->end_max = e;
@@ -98,15 +100,23 @@ void pccl_slice_on_end_locked(pcclComm_t c)
         o->blockIdleNs += a->block_idle_ns;
         o->deadNs += s.begin_min - a->prev_end;
         o->startNs += s.begin_max - s.begin_min;
-        if (s.first_min != UINT64_MAX) o->refillNs += s.first_min - s.begin_min;
-        else o->noStep++;
+        if (s.first_min != UINT64_MAX) {
+            o->refillNs += s.first_min - s.begin_min;
+            if (s.pick_min <= s.first_min) o->pickNs += s.pick_min - s.begin_min;
+        } else {
+            o->noStep++;
+        }
         o->gapNs += a->gap_ns;
         o->launchNs += a->launch_ns;
         o->aligned += (uint64_t)a->on_grid;
     }
     a->cut_launch = 0;
     if (s.cut_min == UINT64_MAX || !pccl_ld_acq32(&c->G.hdr->sliced)) return;
-    /* cut by its slice while work progressed: the poller relaunches it */
+    /* Cut by its slice while work progressed: the poller relaunches it, at
+     * once if work is outstanding.  With none (the application between
+     * phases) the relaunch waits for the next invocation: not the slice's
+     * cost, not measured. */
+    if (!c->outstanding) return;
     /* the deadline the first block took (scheduler.h, pccl_begin) */
     uint64_t due = s.begin_min + (uint64_t)c->G.k.slice_ns;
     if (a->deadline > s.begin_min && a->deadline < due) due = a->deadline;

@@ -100,11 +100,11 @@ static void slice_report(pcclComm_t c, int rank)
     if (pcclCommGetSliceStats(c, &s) != pcclSuccess || !s.relaunches) return;
     double n = (double)s.relaunches * 1e3;
     printf("# pccl rank %d: %llu relaunches after a slice; per relaunch (us): late %.1f, drain %.1f, block idle "
-           "%.1f, dead %.1f, start spread %.1f, refill %.1f (GPU clock); host: end seen to relaunch %.1f, launch "
+           "%.1f, dead %.1f, start spread %.1f, refill %.1f (first pick %.1f) (GPU clock); host: end seen to relaunch %.1f, launch "
            "call %.1f; GPU time lost ~ block idle + dead + refill = %.1f; no step %llu; on the grid %llu; clock offset "
            "%.3f ms\n",
            rank, (unsigned long long)s.relaunches, s.lateNs / n, s.drainNs / n, s.blockIdleNs / n, s.deadNs / n,
-           s.startNs / n, s.refillNs / n, s.gapNs / n, s.launchNs / n, (s.blockIdleNs + s.deadNs + s.refillNs) / n,
+           s.startNs / n, s.refillNs / n, s.pickNs / n, s.gapNs / n, s.launchNs / n, (s.blockIdleNs + s.deadNs + s.refillNs) / n,
            (unsigned long long)s.noStep, (unsigned long long)s.aligned, s.clockOffsetNs / 1e6);
     fflush(stdout);
 }

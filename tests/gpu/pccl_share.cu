@@ -188,10 +188,10 @@ static void print_slices(pcclComm_t c, int rank)
     double k = ss.relaunches ? (double)ss.relaunches * 1e3 : 1;
     printf("# pccl rank %d: %lu completed, %lu launches, %lu ended by the slice, %lu preemptions; %lu relaunches "
            "measured, per relaunch (us): late %.1f, drain %.1f, block idle %.1f, dead %.1f, start spread %.1f, "
-           "refill %.1f, host gap %.1f, launch call %.1f; %lu on the grid; clock offset %.3f ms\n",
+           "refill %.1f (first pick %.1f), host gap %.1f, launch call %.1f; %lu on the grid; clock offset %.3f ms\n",
            rank, (unsigned long)st.completed, (unsigned long)st.launches, (unsigned long)st.slices,
            (unsigned long)st.preemptions, (unsigned long)ss.relaunches, ss.lateNs / k, ss.drainNs / k,
-           ss.blockIdleNs / k, ss.deadNs / k, ss.startNs / k, ss.refillNs / k, ss.gapNs / k, ss.launchNs / k,
+           ss.blockIdleNs / k, ss.deadNs / k, ss.startNs / k, ss.refillNs / k, ss.pickNs / k, ss.gapNs / k, ss.launchNs / k,
            (unsigned long)ss.aligned, ss.clockOffsetNs / 1e6);
 }
 

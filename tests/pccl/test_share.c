@@ -155,9 +155,9 @@ static void test_cut_midway(void)
         PT_CHECK(sl.aligned > 0 && sl.aligned <= n, "rank %d: %llu of %llu relaunches after a cut on the grid", r,
                  (unsigned long long)sl.aligned, n);
         printf("\n    rank %d: %llu relaunches after a slice; per relaunch (us): late %.1f, drain %.1f, block idle "
-               "%.1f, dead %.1f, start %.1f, refill %.1f, host gap %.1f, launch call %.1f; %llu on the grid ",
+               "%.1f, dead %.1f, start %.1f, refill %.1f (first pick %.1f), host gap %.1f, launch call %.1f; %llu on the grid ",
                r, n, sl.lateNs / 1e3 / n, sl.drainNs / 1e3 / n, sl.blockIdleNs / 1e3 / n, sl.deadNs / 1e3 / n,
-               sl.startNs / 1e3 / n, sl.refillNs / 1e3 / n, sl.gapNs / 1e3 / n, sl.launchNs / 1e3 / n,
+               sl.startNs / 1e3 / n, sl.refillNs / 1e3 / n, sl.pickNs / 1e3 / n, sl.gapNs / 1e3 / n, sl.launchNs / 1e3 / n,
                (unsigned long long)sl.aligned);
     }
     pcclSliceStats_t none;
