@@ -33,6 +33,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <utility>
@@ -380,7 +383,7 @@ static double max_of(const double *v, int n)
  * watchdog declares a hang when no iteration completed for --timeout s. */
 
 typedef struct {
-    int is_pccl, rank, nranks;
+    int is_pccl, rank, nranks, dev;
     pcclComm_t pc;
     ncclComm_t nc;
     cudaStream_t cs;              /* the communication thread's stream (NCCL's collectives, poison, copies) */
@@ -427,7 +430,7 @@ static void x_poison(xrank_t *R)
 static void *x_comm_main(void *arg)
 {
     xrank_t *R = (xrank_t *)arg;
-    CK(cudaSetDevice(R->rank));
+    CK(cudaSetDevice(R->dev));
     float *host = (float *)malloc(dl_sched_bytes[DL_SCHED_NCOLL - 1]);
     int order[DL_SCHED_NCOLL];
     for (int it = 0;; it++) {
@@ -470,7 +473,7 @@ static int x_follow(int op) { return op == OP_MALLOC ? OP_FREE : op == OP_HREG ?
 static void *x_compute_main(void *arg)
 {
     xrank_t *R = (xrank_t *)arg;
-    CK(cudaSetDevice(R->rank));
+    CK(cudaSetDevice(R->dev));
     ctx_t X;
     memset(&X, 0, sizeof X);
     X.bytes = 1 << 20;
@@ -500,6 +503,25 @@ static void *x_compute_main(void *arg)
     return NULL;
 }
 
+/* One rank's buffers, inputs and registrations (its communicator made). */
+static int x_buffers(xrank_t *R, float *tmp)
+{
+    CK(cudaSetDevice(R->dev));
+    CK(cudaStreamCreateWithFlags(&R->cs, cudaStreamNonBlocking));
+    for (int c = 0; c < DL_SCHED_NCOLL; c++) {
+        size_t cnt = dl_sched_count(c);
+        CK(cudaMalloc(&R->send[c], dl_sched_bytes[c]));
+        CK(cudaMalloc(&R->recv[c], dl_sched_bytes[c]));
+        for (size_t e = 0; e < cnt; e++) tmp[e] = dl_sched_input(R->rank, e, c);
+        CK(cudaMemcpy(R->send[c], tmp, dl_sched_bytes[c], cudaMemcpyHostToDevice));
+        if (R->is_pccl && pcclRegisterAllReduce(R->pc, cnt, pcclFloat, pcclSum, 0, &R->ids[c])) {
+            fprintf(stderr, "pcclRegisterAllReduce: %s\n", pcclGetLastError(R->pc));
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int x_open(xrank_t *Rs, int n, int is_pccl)
 {
     pcclComm_t pcs[64];
@@ -511,22 +533,10 @@ static int x_open(xrank_t *Rs, int n, int is_pccl)
         xrank_t *R = &Rs[r];
         R->is_pccl = is_pccl;
         R->rank = r;
+        R->dev = r;
         R->nranks = n;
         if (is_pccl) R->pc = pcs[r]; else R->nc = ncs[r];
-        CK(cudaSetDevice(r));
-        CK(cudaStreamCreateWithFlags(&R->cs, cudaStreamNonBlocking));
-        for (int c = 0; c < DL_SCHED_NCOLL; c++) {
-            size_t cnt = dl_sched_count(c);
-            CK(cudaMalloc(&R->send[c], dl_sched_bytes[c]));
-            CK(cudaMalloc(&R->recv[c], dl_sched_bytes[c]));
-            for (size_t e = 0; e < cnt; e++) tmp[e] = dl_sched_input(r, e, c);
-            CK(cudaMemcpy(R->send[c], tmp, dl_sched_bytes[c], cudaMemcpyHostToDevice));
-            if (is_pccl && pcclRegisterAllReduce(R->pc, cnt, pcclFloat, pcclSum, 0, &R->ids[c])) {
-                fprintf(stderr, "pcclRegisterAllReduce: %s\n", pcclGetLastError(R->pc));
-                free(tmp);
-                return -1;
-            }
-        }
+        if (x_buffers(R, tmp)) { free(tmp); return -1; }
     }
     free(tmp);
     return 0;
@@ -536,7 +546,7 @@ static void x_close(xrank_t *Rs, int n)
 {
     for (int r = 0; r < n; r++) {
         xrank_t *R = &Rs[r];
-        CK(cudaSetDevice(r));
+        CK(cudaSetDevice(R->dev));
         if (R->is_pccl) pcclCommDestroy(R->pc); else ncclCommDestroy(R->nc);
         for (int c = 0; c < DL_SCHED_NCOLL; c++) { cudaFree(R->send[c]); cudaFree(R->recv[c]); }
         cudaStreamDestroy(R->cs);
@@ -599,6 +609,46 @@ static void x_stats(xrank_t *Rs, int n, int op, char *b, size_t len, double *mx,
     snprintf(b, len, "%zu: %.3f / %.3f / %.3f", v.size(), v[0] * 1e3, v[v.size() / 2] * 1e3, v.back() * 1e3);
 }
 
+/* Per device: the graph's kernel loaded, the PTX JIT-compiled once (NCCL's
+ * first cuModuleLoadData took 65 ms: the compile, not the sharing). */
+static void x_prewarm(int d)
+{
+    CK(cudaSetDevice(d));
+    int *f;
+    CK(cudaMalloc(&f, 4096));
+    warm_k<<<1, 1>>>(f);
+    CUmodule m;
+    CKD(p_load(&m, tiny_ptx));
+    CKD(p_unload(m));
+    CK(cudaDeviceSynchronize());
+    CK(cudaFree(f));
+}
+
+/* The table: each call's times, NCCL's (nc, may be NULL) beside pccl's (pc);
+ * a pccl call is within the bound when it took at most NCCL's slowest of it
+ * + 2 slices + grace.  Returns 1 if every pccl call was. */
+static int x_table(xrank_t *nc, xrank_t *pc, int n, long slice_us, double grace_ms)
+{
+    printf("\n| compute thread's call, while every rank's communication thread streams | NCCL calls: min / median / "
+           "max ms | pccl calls: min / median / max ms | pccl within bound |\n|---|---|---|---|\n");
+    int within = 1;
+    for (int op = 0; op < OP_N; op++) {
+        char a[96] = "-", b[96] = "-", vb[64] = "-";
+        double mxa = 0, mxb = 0;
+        size_t na = 0, nb = 0;
+        if (nc) x_stats(nc, n, op, a, sizeof a, &mxa, &na);
+        if (pc) {
+            x_stats(pc, n, op, b, sizeof b, &mxb, &nb);
+            double bound = mxa + 2 * slice_us * 1e-6 + grace_ms * 1e-3;
+            int ok = mxb <= bound;
+            within &= ok;
+            snprintf(vb, sizeof vb, "%s (<= %.2f ms)", nb ? (ok ? "yes" : "NO") : "not met", bound * 1e3);
+        }
+        printf("| %s | %s | %s | %s |\n", op_name[op], a, b, vb);
+    }
+    return within;
+}
+
 static int cross_main(int n, int seeds, int iters, uint64_t seed, double secs, int timeout_s, double grace_ms,
                       int do_pccl, int do_nccl)
 {
@@ -607,17 +657,7 @@ static int cross_main(int n, int seeds, int iters, uint64_t seed, double secs, i
         printf("pccl-share: skipped: --gpus %d needs %d GPUs, found %d\n", n, n, have);
         return 77;
     }
-    for (int d = 0; d < n; d++) { /* per device: the graph's kernel loaded, the PTX JIT-compiled once */
-        CK(cudaSetDevice(d));
-        int *f;
-        CK(cudaMalloc(&f, 4096));
-        warm_k<<<1, 1>>>(f);
-        CUmodule m;
-        CKD(p_load(&m, tiny_ptx));
-        CKD(p_unload(m));
-        CK(cudaDeviceSynchronize());
-        CK(cudaFree(f));
-    }
+    for (int d = 0; d < n; d++) x_prewarm(d);
     const char *sl = getenv("PCCL_SLICE_US");
     long slice_us = sl && *sl ? atol(sl) : 4000;
     printf("# cross-rank: %d GPUs, each library at least %.1f s; pccl: at least %d seeds x %d iterations of the "
@@ -650,26 +690,7 @@ static int cross_main(int n, int seeds, int iters, uint64_t seed, double secs, i
         }
         x_close(Rs, n);
     }
-    printf("\n| compute thread's call, while every rank's communication thread streams | NCCL calls: min / median / "
-           "max ms | pccl calls: min / median / max ms | pccl within bound |\n|---|---|---|---|\n");
-    int within = 1;
-    for (int op = 0; op < OP_N; op++) {
-        char a[96], b[96];
-        double mxa, mxb;
-        size_t na, nb;
-        x_stats(X[0], n, op, a, sizeof a, &mxa, &na);
-        x_stats(X[1], n, op, b, sizeof b, &mxb, &nb);
-        const char *v = "-";
-        char vb[64];
-        if (do_pccl) {
-            double bound = mxa + 2 * slice_us * 1e-6 + grace_ms * 1e-3;
-            int ok = mxb <= bound;
-            within &= ok;
-            snprintf(vb, sizeof vb, "%s (<= %.2f ms)", nb ? (ok ? "yes" : "NO") : "not met", bound * 1e3);
-            v = vb;
-        }
-        printf("| %s | %s | %s | %s |\n", op_name[op], a, b, v);
-    }
+    int within = x_table(do_nccl ? X[0] : NULL, do_pccl ? X[1] : NULL, n, slice_us, grace_ms);
     if (!rc && (!within || failures)) rc = 1;
     printf("\nRESULT pccl-share --gpus %d: %s; %d failed calls; %s\n", n,
            !do_pccl ? "pccl not run" : rc == 4 ? "WRONG data" : within ? "every pccl call within the bound, no hang, exact"
@@ -678,10 +699,131 @@ static int cross_main(int n, int seeds, int iters, uint64_t seed, double secs, i
     return rc;
 }
 
+/* --procs N: the same with one process per rank (pcclCommInitRank), so that
+ * ranks may share a GPU (rank r on device r mod the GPUs, or as
+ * PCCL_DEVICE_OF_RANK says): each process a communication and a compute
+ * thread as above, pccl only (NCCL refuses two ranks on one GPU), the bound
+ * 2 slices + --grace-ms.  Forked before the parent touches CUDA. */
+static int x_proc_rank(int r, int n, int dev, pcclUniqueId id, int *stop_at, int seeds, int iters, uint64_t seed,
+                       double secs, int timeout_s, double grace_ms)
+{
+    if (driver_fn("cuModuleLoadData", (void **)&p_load) || driver_fn("cuModuleGetFunction", (void **)&p_getfn) ||
+        driver_fn("cuLaunchKernel", (void **)&p_launch) || driver_fn("cuModuleUnload", (void **)&p_unload))
+        return 1;
+    x_prewarm(dev);
+    static xrank_t R; /* static: its vectors outlive an _exit on a hang */
+    R.is_pccl = 1;
+    R.rank = r;
+    R.nranks = n;
+    R.dev = dev;
+    R.seed0 = seed;
+    R.seeds = seeds;
+    R.iters = iters;
+    R.stop_at = stop_at;
+    if (pcclCommInitRank(&R.pc, n, id, r)) {
+        fprintf(stderr, "rank %d: pcclCommInitRank: %s\n", r, pcclGetLastError(NULL));
+        return 1;
+    }
+    float *tmp = (float *)malloc(dl_sched_bytes[DL_SCHED_NCOLL - 1]);
+    int bad = x_buffers(&R, tmp);
+    free(tmp);
+    if (bad) return 1;
+    R.end_s = now_s() + secs;
+    int h = x_run(&R, 1, 1, timeout_s);
+    if (h) _exit(h);
+    const char *sl = getenv("PCCL_SLICE_US");
+    long slice_us = sl && *sl ? atol(sl) : 4000;
+    printf("# rank %d (pid %d, GPU %d): %lu iterations, %lu wrong elements, %lu fresh-kernel first launches\n", r,
+           getpid(), dev, R.iters_done, R.wrong, R.fresh);
+    print_slices(R.pc, r);
+    int within = x_table(NULL, &R, 1, slice_us, grace_ms);
+    pcclCommDestroy(R.pc);
+    int rc = R.wrong ? 4 : !within || failures ? 1 : 0;
+    printf("RESULT pccl-share --procs %d rank %d: %s; %d failed calls\n", n, r,
+           rc == 4 ? "WRONG data" : within ? "every call within the bound, exact" : "a call past the bound", failures);
+    fflush(stdout);
+    return rc;
+}
+
+static int cross_procs(int n, int seeds, int iters, uint64_t seed, double secs, int timeout_s, double grace_ms)
+{
+    int fds[2], have = 0; /* GPUs counted in a child: the parent must not start CUDA before fork */
+    if (pipe(fds)) return 1;
+    pid_t p = fork();
+    if (p == 0) {
+        int k = 0;
+        if (cudaGetDeviceCount(&k) != cudaSuccess) k = 0;
+        if (write(fds[1], &k, sizeof k) != sizeof k) _exit(1);
+        _exit(0);
+    }
+    if (read(fds[0], &have, sizeof have) != sizeof have) have = 0;
+    waitpid(p, NULL, 0);
+    if (have < 1) { printf("pccl-share: skipped: no CUDA device\n"); return 77; }
+    int dev[64];
+    char list[512] = "";
+    for (int r = 0; r < n; r++) {
+        dev[r] = r % have;
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", r ? "," : "", dev[r]);
+    }
+    const char *dor = getenv("PCCL_DEVICE_OF_RANK");
+    if (dor && *dor) { /* pccl's own list decides: the compute thread follows it */
+        const char *q = dor;
+        for (int r = 0; r < n; r++) {
+            char *end;
+            long d = strtol(q, &end, 10);
+            if (end == q || d < 0 || d >= have) { fprintf(stderr, "pccl-share: PCCL_DEVICE_OF_RANK='%s': no device for rank %d\n", dor, r); return 2; }
+            dev[r] = (int)d;
+            q = *end == ',' ? end + 1 : end;
+        }
+    } else {
+        setenv("PCCL_DEVICE_OF_RANK", list, 1);
+    }
+    pcclUniqueId id;
+    if (pcclGetUniqueId(&id)) { fprintf(stderr, "pcclGetUniqueId: %s\n", pcclGetLastError(NULL)); return 1; }
+    int *stop_at = (int *)mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (stop_at == MAP_FAILED) return 1;
+    *stop_at = INT32_MAX;
+    printf("# cross-rank, one process per rank: %d ranks on GPUs %s of %d; at least %.1f s and %d seeds x %d "
+           "iterations of the random-order test (seed %llu on)\n", n, dor && *dor ? dor : list, have, secs, seeds,
+           iters, (unsigned long long)seed);
+    fflush(stdout);
+    pid_t kids[64];
+    for (int r = 0; r < n; r++) {
+        kids[r] = fork();
+        if (kids[r] == 0)
+            _exit(x_proc_rank(r, n, dev[r], id, stop_at, seeds, iters, seed, secs, timeout_s, grace_ms));
+    }
+    int worst = 0, hung = 0;
+    double t0 = now_s(), limit = secs + 4.0 * timeout_s; /* each rank's own watchdog fires first */
+    for (int left = n; left > 0;) {
+        int st;
+        pid_t w = waitpid(-1, &st, WNOHANG);
+        if (w > 0) {
+            left--;
+            int rc = WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+            if (rc > worst) worst = rc;
+            continue;
+        }
+        if (now_s() - t0 > limit) {
+            hung = 1;
+            for (int r = 0; r < n; r++) kill(kids[r], SIGKILL);
+            while (waitpid(-1, NULL, 0) > 0) ;
+            break;
+        }
+        usleep(20000);
+    }
+    int rc = hung ? 3 : worst;
+    printf("\nRESULT pccl-share --procs %d: %s (worst rank exit %d, %.1f s)\n", n,
+           rc == 0 ? "every call within the bound, no hang, exact" : rc == 3 ? "HANG" : rc == 4 ? "WRONG data"
+                                                                  : "a call past the bound or a failure",
+           rc, now_s() - t0);
+    return rc;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: pccl-share [--reps N] [--count N] [--grace-ms MS] [--cap-s S] [--lib pccl|nccl|both]\n"
-               "       pccl-share --gpus N [--seeds S] [--iters K] [--seed X] [--secs SEC] [--timeout SEC]\n"
+               "       pccl-share --gpus N | --procs N [--seeds S] [--iters K] [--seed X] [--secs SEC] [--timeout SEC]\n"
                "                  [--grace-ms MS] [--lib ...]\n"
                "  Times CUDA calls that wait for the GPU on one thread while another streams all-reduces,\n"
                "  on pccl and on NCCL (one GPU, one rank).  Defaults: --reps 5, --count 262144 floats (1 MiB),\n"
@@ -689,6 +831,8 @@ static void usage(FILE *f)
                "  --gpus N (>= 2): the cross-rank test: per rank, a compute thread makes those calls at random\n"
                "  points while the rank's communication thread runs the paper's random-order test for --seeds\n"
                "  (10) x --iters (10) iterations and --secs (3) s, data checked; NCCL first, --secs s, one order.\n"
+               "  --procs N (>= 2): the same with one process per rank, pccl only (ranks may share a GPU:\n"
+               "  rank r on GPU r mod the GPUs, or PCCL_DEVICE_OF_RANK); bound 2 slices + --grace-ms.\n"
                "  Watchdog --timeout (30) s.  Exit 0 ok, 1 past the bound, 3 hang, 4 wrong data, 2 bad\n"
                "  arguments, 77 too few GPUs.\n");
 }
@@ -698,7 +842,7 @@ int main(int argc, char **argv)
     int reps = 5, do_pccl = 1, do_nccl = 1;
     size_t count = 262144;
     double grace_ms = 2, cap_s = 0, secs = 3;
-    int gpus = 0, seeds = 10, iters = 10, timeout_s = 30;
+    int gpus = 0, procs = 0, seeds = 10, iters = 10, timeout_s = 30;
     unsigned long long xseed = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -711,6 +855,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--grace-ms")) grace_ms = strtod(v, &end);
         else if (!strcmp(a, "--cap-s")) cap_s = strtod(v, &end);
         else if (!strcmp(a, "--gpus")) gpus = (int)strtol(v, &end, 10);
+        else if (!strcmp(a, "--procs")) procs = (int)strtol(v, &end, 10);
         else if (!strcmp(a, "--seeds")) seeds = (int)strtol(v, &end, 10);
         else if (!strcmp(a, "--iters")) iters = (int)strtol(v, &end, 10);
         else if (!strcmp(a, "--seed")) xseed = strtoull(v, &end, 10);
@@ -724,8 +869,10 @@ int main(int argc, char **argv)
         } else { fprintf(stderr, "pccl-share: unknown argument '%s'\n", a); usage(stderr); return 2; }
         if (!end || *end) { fprintf(stderr, "pccl-share: %s '%s': not a number\n", a, v); return 2; }
     }
-    if (gpus && (gpus < 2 || gpus > 64 || seeds < 1 || iters < 1 || secs <= 0 || timeout_s < 1)) {
-        fprintf(stderr, "pccl-share: --gpus in [2, 64], --seeds, --iters, --timeout >= 1, --secs > 0\n");
+    if ((gpus || procs) && (gpus < 0 || gpus == 1 || gpus > 64 || procs < 0 || procs == 1 || procs > 64 ||
+                            (gpus && procs) || seeds < 1 || iters < 1 || secs <= 0 || timeout_s < 1)) {
+        fprintf(stderr, "pccl-share: --gpus or --procs in [2, 64] (one of them), --seeds, --iters, --timeout >= 1, "
+                        "--secs > 0\n");
         return 2;
     }
     if (reps < 1 || reps > MAXREPS || count < 1 || grace_ms < 0 || cap_s < 0) {
@@ -738,12 +885,13 @@ int main(int argc, char **argv)
     }
     setenv("NCCL_NVLS_ENABLE", "0", 1);
     srand(1);
+    fill_fresh(std::make_integer_sequence<int, NFRESH>{}); /* before any fork: no CUDA in it */
+    if (procs) return cross_procs(procs, seeds, iters, xseed, secs, timeout_s, grace_ms);
     int n = 0;
     if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1) {
         printf("pccl-share: skipped: no CUDA device\n");
         return 77;
     }
-    fill_fresh(std::make_integer_sequence<int, NFRESH>{});
     if (driver_fn("cuModuleLoadData", (void **)&p_load) || driver_fn("cuModuleGetFunction", (void **)&p_getfn) ||
         driver_fn("cuLaunchKernel", (void **)&p_launch) || driver_fn("cuModuleUnload", (void **)&p_unload))
         return 1;
