@@ -270,6 +270,7 @@ typedef struct {
     int64_t spin_head, spin_base, spin_min, quit_ns;
     uint64_t chaos_seed;
     int64_t slice_ns; /* a launch ends this long after it began, work or not (0: never) */
+    int64_t slice_early_ns; /* ... or up to this long before, at a pass that finds the block idle */
 } pccl_knobs;
 
 /* Everything one GPU's daemon needs, by value (a kernel parameter). */

@@ -16,7 +16,7 @@ typedef struct {
 /* Defaults, per backend, with the accepted range. */
 enum { K_BLOCKS, K_THREADS, K_CHUNK, K_SLOTS, K_SPIN_HEAD, K_SPIN_BASE, K_SPIN_MIN, K_STICKY, K_QUIT_US,
        K_RELAUNCH_US, K_ORDER, K_CHAOS, K_CHAOS_SEED, K_MAX_COLLS, K_DEPTH, K_ARENA, K_PROFILE, K_INTERLEAVE,
-       K_DYNAMIC, K_PEER_TIMEOUT, K_SLICE_US, K_SLICE_GAP_US, K_SLICE_ALIGN, K_N };
+       K_DYNAMIC, K_PEER_TIMEOUT, K_SLICE_US, K_SLICE_GAP_US, K_SLICE_ALIGN, K_SLICE_EARLY_US, K_N };
 static const knob_def knobs[K_N] = {
     [K_BLOCKS] = {"PCCL_BLOCKS", 64, 1, 1, PCCL_MAX_BLOCKS},
     /* at most the daemon's launch bound; at least a scheduling warp and a moving one */
@@ -46,6 +46,10 @@ static const knob_def knobs[K_N] = {
     /* slices end on a grid of the daemon's clock, the same on every rank:
      * the ranks' relaunches overlap instead of each stalling the others */
     [K_SLICE_ALIGN] = {"PCCL_SLICE_ALIGN", 1, 1, 0, 1},
+    /* an idle block ends its launch up to this long before the deadline: the
+     * relaunch then falls in a moment without work (0: off; not yet measured
+     * on GPUs, so off by default) */
+    [K_SLICE_EARLY_US] = {"PCCL_SLICE_EARLY_US", 0, 0, 0, 60000000},
 };
 
 static pcclResult_t knob(long cfg, int which, int host, long *out)
@@ -92,7 +96,8 @@ pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host)
     long in[K_N] = {cfg->blocks, cfg->threads, cfg->chunkBytes, cfg->slots, cfg->spinHead, cfg->spinBase,
                     cfg->spinMin, cfg->sticky, cfg->quitUs, cfg->relaunchUs, cfg->order, cfg->chaos,
                     cfg->chaosSeed, cfg->maxColls, cfg->queueDepth, cfg->arenaBytes, cfg->profile, cfg->interleave,
-                    cfg->dynamic, cfg->peerTimeoutMs, cfg->sliceUs, cfg->sliceGapUs, cfg->sliceAlign};
+                    cfg->dynamic, cfg->peerTimeoutMs, cfg->sliceUs, cfg->sliceGapUs, cfg->sliceAlign,
+                    cfg->sliceEarlyUs};
     long v[K_N];
     for (int i = 0; i < K_N; i++) {
         pcclResult_t r = knob(in[i], i, host, &v[i]);
@@ -115,6 +120,7 @@ pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host)
     k->profile = (int)v[K_PROFILE];
     k->dynamic = (int)v[K_DYNAMIC];
     k->slice_ns = v[K_SLICE_US] * 1000;
+    k->slice_early_ns = v[K_SLICE_EARLY_US] * 1000;
     /* A block sends a step of each loop of its group before it receives the
      * next step of the first: around a ring, each connector then holds
      * `interleave` slots in flight, and a block's next send needs one more

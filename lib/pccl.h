@@ -122,11 +122,13 @@ typedef struct {
     int sliceAlign;       /* PCCL_SLICE_ALIGN      1: slices end on a grid of the GPUs' clock, the same
                                                    for every rank (their relaunches overlap); 0: a slice
                                                    after each launch's start */
+    long sliceEarlyUs;    /* PCCL_SLICE_EARLY_US   a daemon block with nothing to run ends its launch up to
+                                                   this long before the slice's end (0: at the end) */
 } pcclConfig_t;
 
 #define PCCL_CONFIG_INITIALIZER {                                                   \
     sizeof(pcclConfig_t), PCCL_BACKEND_DEFAULT, -1, -1, -1L, -1, -1L, -1L, -1L, -1, \
-    -1L, -1L, PCCL_ORDER_DEFAULT, -1, -1L, -1, -1, -1L, -1, -1, -1, -1L, -1L, -1L, -1 }
+    -1L, -1L, PCCL_ORDER_DEFAULT, -1, -1L, -1, -1, -1L, -1, -1, -1, -1L, -1L, -1L, -1, -1L }
 
 typedef struct {
     uint64_t completed;    /* invocations completed                          */

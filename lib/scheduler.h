@@ -168,20 +168,26 @@ PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
  * at its next decision (a step boundary), saves the active collective as a
  * preemption does, and quits with its task queue saved; the poller relaunches
  * at once (poller.c), and the waiting call gets the GPU in between. */
-PCCL_FN int pccl_cut(pccl_blk *S, const pccl_gpu *G, uint64_t now)
+PCCL_FN int pccl_cut_idle(pccl_blk *S, const pccl_gpu *G, uint64_t now, int idle)
 {
     uint64_t t = now - S->t_begin;
+    /* PCCL_SLICE_EARLY_US: a block with nothing to run may end a little
+     * before the deadline, so that the relaunch falls where the GPU waits
+     * for work anyway (a busy block still stops at the deadline). */
+    uint64_t due = S->deadline - (idle ? (uint64_t)G->k.slice_early_ns : 0);
     /* A launch that has moved nothing yet waits for its peers: it lives
      * quit_ns at least, as without a slice, so that the launches of ranks
      * meet.  (Cut after 100 us, two ranks' launches seldom overlapped, and
      * opposite orders stalled: tests/pccl/test_share.c.) */
-    if (!S->cut && G->k.slice_ns && now >= S->deadline &&
+    if (!S->cut && G->k.slice_ns && now >= due &&
         (t >= (uint64_t)G->k.quit_ns || pccl_ld_gpu(G->progress) != S->progress0)) {
         S->cut = 1;
         S->st.t_cut = now;
     }
     return S->cut;
 }
+
+PCCL_FN int pccl_cut(pccl_blk *S, const pccl_gpu *G, uint64_t now) { return pccl_cut_idle(S, G, now, 0); }
 
 /* The same, reading the clock only where there is a slice to check. */
 PCCL_FN int pccl_cut_now(pccl_blk *S, const pccl_gpu *G)
@@ -214,6 +220,10 @@ PCCL_FN void pccl_plan(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
         return;
     }
     int got = S->got = pccl_fetch(S, G, b, now);
+    if (!S->tq_len && G->k.slice_early_ns && pccl_cut_idle(S, G, now, 1)) { /* idle near the deadline */
+        S->cmd = PCCL_CMD_QUIT;
+        return;
+    }
     /* Quit only when the whole GPU is idle: a block that quit while others
      * still work would leave its share of the next invocations undone until
      * they all quit and the host relaunched the kernel (milliseconds). */

@@ -8,6 +8,7 @@
  * pcclDeviceSynchronize took 0.2 to 10 s (issue 22). */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -218,6 +219,42 @@ static void test_cross_rank(void)
     pt_end();
 }
 
+/* PCCL_SLICE_EARLY_US: a block with nothing to run ends its launch up to
+ * that long before the slice's end.  With it as long as the slice, every
+ * idle moment after progress ends the launch: invocations 300 us apart
+ * (shorter than PCCL_QUIT_US, 2 ms here) then end about one launch each,
+ * where the slice alone ends one per 2 ms.  Exact results throughout. */
+static void test_early_cut(void)
+{
+    pt_begin("slice early: an idle block ends the launch before the deadline", 120);
+    pcclComm_t c;
+    pcclConfig_t cfg = pt_config(1, -1);
+    cfg.sliceUs = SLICE_US;
+    cfg.sliceEarlyUs = SLICE_US;
+    if (pt_init(&c, 1, &cfg)) { pt_end(); return; }
+    int id, n = ck_scaled(60, 20), bad = 0;
+    float *send = calloc(1024, sizeof(float)), *recv = calloc(1024, sizeof(float));
+    PT_OK(pcclRegisterAllReduce(c, 1024, pcclFloat, pcclSum, 0, &id));
+    for (int i = 0; i < n; i++) {
+        send[i % 1024] = (float)i;
+        PT_OK(pcclRun(c, id, send, recv, NULL, NULL));
+        PT_OK(pcclWait(c, id));
+        bad += memcmp(send, recv, 1024 * sizeof(float)) != 0;
+        ck_sleep_us(300);
+    }
+    pcclStats_t st;
+    PT_OK(pcclCommGetStats(c, &st));
+    PT_CHECK(bad == 0, "%d wrong results", bad);
+    PT_CHECK(st.slices >= (uint64_t)n / 2, "%llu of %d invocations ended their launch early (%llu launches)",
+             (unsigned long long)st.slices, n, (unsigned long long)st.launches);
+    printf("\n    %d invocations 300 us apart: %llu launches, %llu ended by the slice (early) ", n,
+           (unsigned long long)st.launches, (unsigned long long)st.slices);
+    pt_destroy(&c, 1);
+    free(send);
+    free(recv);
+    pt_end();
+}
+
 int pt_register_share(void)
 {
     CU_pSuite s = CU_add_suite("share", NULL, NULL);
@@ -227,7 +264,8 @@ int pt_register_share(void)
         !CU_add_test(s, "collectives longer than a slice: cut, resumed, exact", test_cut_midway) ||
         !CU_add_test(s, "chaos, random orders, 50 us slices", test_chaos_slices) ||
         !CU_add_test(s, "random orders while each rank's second thread synchronizes, within the slice",
-                     test_cross_rank))
+                     test_cross_rank) ||
+        !CU_add_test(s, "PCCL_SLICE_EARLY_US: an idle block ends its launch early", test_early_cut))
         return -1;
     return 0;
 }
