@@ -13,7 +13,7 @@ ok() { [ $((SECONDS - T0)) -lt ${1:-110} ]; }
 { nvidia-smi -L; nvidia-smi --query-gpu=driver_version --format=csv,noheader; } > "$O/share.txt" 2>&1
 # 1. cross-rank: 2 ranks as processes on GPU 0, each a communication thread in random orders and a compute
 #    thread making the implicit-sync calls at random points
-t share.txt timeout 40 env CUDA_VISIBLE_DEVICES=0 ./pccl-share --procs 2 --seeds 20 --iters 10 --secs 5 --timeout 15
+t share.txt timeout 40 env CUDA_VISIBLE_DEVICES=0 ./pccl-share --procs 2 --seeds 20 --iters 10 --secs 5 --timeout 15 --grace-ms 5
 # 2. the one-GPU table (pccl beside NCCL)
 ok 60 && t share.txt timeout 30 env CUDA_VISIBLE_DEVICES=0 ./pccl-share --reps 12
 # 3. the cost: long runs per size (about 50-250 slices each), on/off interleaved
