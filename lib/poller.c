@@ -167,7 +167,8 @@ void *pccl_poller_main(void *arg)
          * sleep or POLL_QUERY_NS (each slice costs that gap). */
         int slice_due = c->G.k.slice_ns && c->outstanding &&
                         (c->was_running ? now + SLICE_HOT_NS >= c->slice_acc.end_ns
-                                        : pccl_ld_acq32(&c->G.hdr->sliced) != 0);
+                                        : pccl_ld_acq32(&c->G.hdr->sliced) != 0 && !c->aborted && !c->failed &&
+                                              c->stopping != 2); /* a relaunch to come: else it would spin for good */
         if (now - last_query >= (slice_due ? SLICE_QUERY_NS : POLL_QUERY_NS) || n) {
             maybe_launch(c, now);
             last_query = now;
