@@ -44,8 +44,9 @@ static const knob_def knobs[K_N] = {
     [K_SLICE_US] = {"PCCL_SLICE_US", 4000, 2000, 0, 60000000},
     [K_SLICE_GAP_US] = {"PCCL_SLICE_GAP_US", 20, 0, 0, 1000000},
     /* slices end on a grid of the daemon's clock, the same on every rank:
-     * the ranks' relaunches overlap instead of each stalling the others */
-    [K_SLICE_ALIGN] = {"PCCL_SLICE_ALIGN", 1, 1, 0, 1},
+     * the ranks' relaunches overlap instead of each stalling the others
+     * (lib/README.md, "The grid") */
+    [K_SLICE_ALIGN] = {"PCCL_SLICE_ALIGN", 0, 0, 0, 1}, /* off until measured on GPUs */
     /* an idle block ends its launch up to this long before the deadline: the
      * relaunch then falls in a moment without work (0: off; not yet measured
      * on GPUs, so off by default) */

@@ -147,6 +147,11 @@ PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
      * estimate) gives way to a slice from this block's start. */
     uint64_t s = (uint64_t)G->k.slice_ns, d = s ? pccl_ld_acq(&G->hdr->deadline) : 0;
     S->deadline = !s ? UINT64_MAX : d > now && d <= now + s ? d : now + s;
+    /* Half a slice at least: a launch that began just before a grid point
+     * and was cut after its first step left its relaunch nothing to do until
+     * the peers came; that one quit idle and the restart delay held the
+     * collective (the stream suite's opening gate waited 200 ms). */
+    if (s && S->deadline < now + s / 2) S->deadline = now + s / 2;
     S->st.t_cut = S->st.t_pick = S->st.t_first = S->st.t_end = 0;
     S->sq_head = G->saved[b].sq_head;
     S->tq_len = (int32_t)G->saved[b].tq_len;

@@ -123,7 +123,8 @@ void pccl_slice_on_end_locked(pcclComm_t c)
     a->cut_launch = c->launches;
     a->prev_end = s.end_max;
     a->late_ns = s.cut_min > due ? s.cut_min - due : 0;
-    a->on_grid = a->deadline && s.cut_min >= a->deadline;
+    a->on_grid = a->deadline && s.cut_min >= a->deadline &&
+                 a->deadline >= s.begin_min + (uint64_t)c->G.k.slice_ns / 2; /* taken (scheduler.h, pccl_begin) */
     a->drain_ns = s.end_max - s.cut_min;
     a->block_idle_ns = s.idle_sum / (uint64_t)s.nblocks;
     a->gap_ns = a->launch_ns = 0;

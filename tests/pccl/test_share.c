@@ -63,7 +63,7 @@ static void test_devsync_while_streaming(void)
     pcclComm_t c;
     pcclConfig_t cfg = pt_config(1, -1);
     cfg.sliceUs = SLICE_US;
-    cfg.sliceAlign = 0; /* the bound holds either way; the grid is test_cut_midway's */
+    cfg.sliceAlign = 0; /* the default; the grid is test_cut_midway's */
     if (pt_init(&c, 1, &cfg)) { pt_end(); return; }
     streamer s = {c, 0, 0, 0, 0, 0, calloc(COUNT, sizeof(float)), calloc(COUNT, sizeof(float))};
     PT_OK(pcclRegisterAllReduce(c, COUNT, pcclFloat, pcclSum, 0, &s.id));
@@ -121,6 +121,7 @@ static void test_cut_midway(void)
     pcclConfig_t cfg = pt_config(2, 4096);
     cfg.sliceUs = 200;
     cfg.sliceGapUs = 50; /* and the relaunch after a slice left to the poller, 50 us late */
+    cfg.sliceAlign = 1;  /* and on the grid */
     if (pt_init(c, 2, &cfg)) { pt_end(); return; }
     pt_case cases[] = {
         {{pcclCollAllReduce, pcclFloat, pcclSum, 0, ck_scaled(1 << 20, 1 << 18), 2}, 0, 0, 0},
@@ -151,8 +152,8 @@ static void test_cut_midway(void)
                  "rank %d: drain %llu ns, block idle %llu ns over %llu relaunches", r,
                  (unsigned long long)sl.drainNs, (unsigned long long)sl.blockIdleNs, n);
         PT_CHECK(sl.refillNs + sl.noStep > 0 || sl.startNs > 0 || sl.deadNs > 0, "rank %d: nothing measured", r);
-        /* PCCL_SLICE_ALIGN (default 1): the host backend's daemon clock is
-         * the host's, so the grid deadline is exact and the cuts land on it */
+        /* PCCL_SLICE_ALIGN=1: the host backend's daemon clock is the host's,
+         * so the grid deadline is exact and the cuts land on it */
         PT_CHECK(sl.aligned > 0 && sl.aligned <= n, "rank %d: %llu of %llu relaunches after a cut on the grid", r,
                  (unsigned long long)sl.aligned, n);
         printf("\n    rank %d: %llu relaunches after a slice; per relaunch (us): late %.1f, drain %.1f, block idle "
