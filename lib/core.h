@@ -251,6 +251,11 @@ typedef struct {
     uint64_t ns_life;   /* SQ read to completion, summed over invocations  */
     uint64_t sm;        /* 1 + the SM the block runs on (its latest launch); 0: not known */
     uint64_t slices;    /* quits because the time slice ran out (PCCL_SLICE_US) */
+    /* The latest launch, on the daemon's clock (PCCL_NOW_NS), for the
+     * relaunch's cost split (lib/slice.c): its start, the slice's cut (0:
+     * none), its first collective picked and its first step (0: none), its
+     * end. */
+    uint64_t t_begin, t_cut, t_pick, t_first, t_end;
 } pccl_blk_stats;
 
 typedef struct {
@@ -265,7 +270,11 @@ typedef struct {
     /* daemon blocks: one of them decided to end this launch, and the others
      * follow even while held; the host clears it before each launch */
     uint32_t quitting;
-    uint32_t pad[28];
+    /* host -> daemon: where this launch's slice ends on the daemon's clock
+     * (PCCL_SLICE_ALIGN: a point of a grid all ranks share; 0: a slice
+     * after each block's start) */
+    uint64_t deadline;
+    uint32_t pad[26]; /* the header stays 128 bytes */
     /* followed, in the same allocation, by: */
     /* uint64_t cq[depth]; uint64_t sq[depth]; pccl_args args[max_colls];
        pccl_blk_stats stats[blocks] */
@@ -289,6 +298,7 @@ typedef struct {
     int64_t spin_head, spin_base, spin_min, quit_ns;
     uint64_t chaos_seed;
     int64_t slice_ns; /* a launch ends this long after it began, work or not (0: never) */
+    int64_t slice_early_ns; /* ... or up to this long before, at a pass that finds the block idle */
 } pccl_knobs;
 
 /* Everything one GPU's daemon needs, by value (a kernel parameter). */

@@ -42,6 +42,19 @@ typedef struct {
  * since a peer may still write into ours while it finishes. */
 typedef struct pccl_group pccl_group;
 
+/* slice.c: the relaunch cost split, accumulating (mu held). */
+typedef struct {
+    pcclSliceStats_t sum;
+    uint64_t cut_launch; /* the launch number the slice cut, its relaunch pending (0: none) */
+    uint64_t prev_end, late_ns, drain_ns, block_idle_ns, gap_ns, launch_ns;
+    int on_grid;         /* the cut launch had a grid deadline and was cut at it */
+    uint64_t call_ns;    /* the latest launch call's start (host clock) */
+    uint64_t deadline;   /* its slice's end as told to the daemon (its clock; 0: none told) */
+    uint64_t end_ns;     /* the same on the host's clock, as the poller expects it */
+    int64_t off;         /* daemon clock - host clock at a launch call, least seen lately */
+    int off_known;
+} pccl_slice_acc;
+
 struct pcclComm {
     int rank, nranks, dev;
     const pccl_backend *be;
@@ -67,6 +80,7 @@ struct pcclComm {
     uint64_t submitted_at_launch, launches;
     uint64_t launched_ns;       /* when the daemon was last launched (its slice's start) */
     int64_t slice_gap_ns;       /* PCCL_SLICE_GAP_US: the pause before a relaunch after a slice */
+    int slice_align;            /* PCCL_SLICE_ALIGN (slice.c) */
     int64_t relaunch_ns, backoff_ns, quit_seen_ns;
     uint64_t poll_hot_ns;       /* the poller spins this long after an event */
     uint64_t running_seen_ns;   /* when the daemon was last seen running */
@@ -98,6 +112,7 @@ struct pcclComm {
     uint64_t cq_seen_ns;        /* when a completion was last drained (poller.c, answered_lately) */
     int spinners;               /* waiters spinning on the CQ now: the poller leaves them the first look */
     struct pccl_trace *trace;   /* PCCL_TRACE_LAT=1 (trace.c), else NULL */
+    pccl_slice_acc slice_acc;   /* slice.c */
 };
 
 struct pccl_backend {
@@ -219,6 +234,14 @@ void pccl_live_drain(pcclComm_t c); /* waits until no call holds it */
  * called with c->mu held; pccl_finish drops it around the callback. */
 void *pccl_poller_main(void *arg);
 pcclResult_t pccl_launch_locked(pcclComm_t c);
+/* slice.c: the poller saw the daemon's latest launch end; a launch call
+ * began at call_ns and returned at back_ns (host clock). */
+void pccl_slice_on_end_locked(pcclComm_t c);
+void pccl_slice_on_launch_locked(pcclComm_t c, uint64_t call_ns, uint64_t back_ns);
+/* slice.c: before a launch call at call_ns, tells the daemon where its slice
+ * ends; returns that end on the host's clock (the poller watches closely
+ * near it). */
+uint64_t pccl_slice_plan_locked(pcclComm_t c, uint64_t call_ns);
 void pccl_finish(pcclComm_t c, int id, pcclResult_t status);
 void pccl_wait_all_locked(pcclComm_t c);
 /* 1 on c's poller thread (inside one of its callbacks, or a callback of

@@ -17,7 +17,7 @@ typedef struct {
 enum { K_BLOCKS, K_THREADS, K_CHUNK, K_SLOTS, K_SPIN_HEAD, K_SPIN_BASE, K_SPIN_MIN, K_STICKY, K_QUIT_US,
        K_RELAUNCH_US, K_ORDER, K_CHAOS, K_CHAOS_SEED, K_MAX_COLLS, K_DEPTH, K_ARENA, K_PROFILE, K_INTERLEAVE,
        K_DYNAMIC, K_PEER_TIMEOUT, K_SLICE_US, K_SLICE_GAP_US, K_PROTO, K_ALGO, K_TRACE_LAT,
-       K_WAIT_SPIN_US, K_N };
+       K_WAIT_SPIN_US, K_SLICE_ALIGN, K_SLICE_EARLY_US, K_N };
 static const knob_def knobs[K_N] = {
     [K_BLOCKS] = {"PCCL_BLOCKS", 64, 1, 1, PCCL_MAX_BLOCKS},
     /* at most the daemon's launch bound; at least a scheduling warp and a moving one */
@@ -52,6 +52,14 @@ static const knob_def knobs[K_N] = {
     /* a sleeping waiter's wake-up costs several us; on the host backend
      * the emulated GPUs need the cores a spinning waiter would take */
     [K_WAIT_SPIN_US] = {"PCCL_WAIT_SPIN_US", 100, 0, 0, 60000000},
+    /* slices end on a grid of the daemon's clock, the same on every rank:
+     * the ranks' relaunches overlap instead of each stalling the others
+     * (lib/README.md, "The grid") */
+    [K_SLICE_ALIGN] = {"PCCL_SLICE_ALIGN", 0, 0, 0, 1}, /* off until measured on GPUs */
+    /* an idle block ends its launch up to this long before the deadline: the
+     * relaunch then falls in a moment without work (0: off; not yet measured
+     * on GPUs, so off by default) */
+    [K_SLICE_EARLY_US] = {"PCCL_SLICE_EARLY_US", 0, 0, 0, 60000000},
 };
 
 /* Knobs whose values have names: the name's index is the value. */
@@ -121,7 +129,7 @@ pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host)
                     cfg->spinMin, cfg->sticky, cfg->quitUs, cfg->relaunchUs, cfg->order, cfg->chaos,
                     cfg->chaosSeed, cfg->maxColls, cfg->queueDepth, cfg->arenaBytes, cfg->profile, cfg->interleave,
                     cfg->dynamic, cfg->peerTimeoutMs, cfg->sliceUs, cfg->sliceGapUs, cfg->proto, cfg->algo,
-                    cfg->traceLat, cfg->waitSpinUs};
+                    cfg->traceLat, cfg->waitSpinUs, cfg->sliceAlign, cfg->sliceEarlyUs};
     long v[K_N];
     for (int i = 0; i < K_N; i++) {
         pcclResult_t r = knob(in[i], i, host, &v[i]);
@@ -144,6 +152,7 @@ pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host)
     k->profile = (int)v[K_PROFILE];
     k->dynamic = (int)v[K_DYNAMIC];
     k->slice_ns = v[K_SLICE_US] * 1000;
+    k->slice_early_ns = v[K_SLICE_EARLY_US] * 1000;
     /* A block sends a step of each loop of its group before it receives the
      * next step of the first: around a ring, each connector then holds
      * `interleave` slots in flight, and a block's next send needs one more
@@ -158,6 +167,7 @@ pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host)
     c->slice_gap_ns = v[K_SLICE_GAP_US] * 1000;
     k->trace = (int)v[K_TRACE_LAT];
     c->wait_spin_ns = (uint64_t)v[K_WAIT_SPIN_US] * 1000;
+    c->slice_align = (int)v[K_SLICE_ALIGN];
     c->arena_bytes = (size_t)v[K_ARENA];
     c->chunk_bytes = v[K_CHUNK];
     c->proto = (int)v[K_PROTO];

@@ -138,11 +138,16 @@ typedef struct {
                                                    medians per collective shape to stderr */
     long waitSpinUs;      /* PCCL_WAIT_SPIN_US     pcclWait/pcclWaitRun spin this long on the completion
                                                    queue (draining it themselves) before they sleep */
+    int sliceAlign;       /* PCCL_SLICE_ALIGN      1: slices end on a grid of the GPUs' clock, the same
+                                                   for every rank (their relaunches overlap); 0: a slice
+                                                   after each launch's start */
+    long sliceEarlyUs;    /* PCCL_SLICE_EARLY_US   a daemon block with nothing to run ends its launch up to
+                                                   this long before the slice's end (0: at the end) */
 } pcclConfig_t;
 
 #define PCCL_CONFIG_INITIALIZER {                                                   \
     sizeof(pcclConfig_t), PCCL_BACKEND_DEFAULT, -1, -1, -1L, -1, -1L, -1L, -1L, -1, \
-    -1L, -1L, PCCL_ORDER_DEFAULT, -1, -1L, -1, -1, -1L, -1, -1, -1, -1L, -1L, -1L, -1, -1, -1, -1L }
+    -1L, -1L, PCCL_ORDER_DEFAULT, -1, -1L, -1, -1, -1L, -1, -1, -1, -1L, -1L, -1L, -1, -1, -1, -1L, -1, -1L }
 
 typedef struct {
     uint64_t completed;    /* invocations completed                          */
@@ -318,6 +323,30 @@ pcclResult_t pcclCommGetStats(pcclComm_t comm, pcclStats_t *stats);
  * communicator's): how evenly the blocks worked, e.g. the slowest block's
  * lifeNs / blockCompletions against the mean.  block in [0, stats.blocks). */
 pcclResult_t pcclCommGetBlockStats(pcclComm_t comm, int block, pcclStats_t *stats);
+
+/* Where the relaunches after a time slice (PCCL_SLICE_US) went, summed over
+ * the relaunches measured (divide by relaunches).  Ns figures on the daemon's
+ * clock (the GPU's globaltimer) or the host's, never compared with each
+ * other.  The GPU time a relaunch takes from the collectives is about
+ * blockIdleNs + deadNs + refillNs (lib/README.md, "Sharing the GPU"). */
+typedef struct {
+    uint64_t relaunches;  /* launches ended by their slice and relaunched, measured */
+    uint64_t lateNs;      /* daemon: the slice's end (first block's start + slice) to the first block's cut */
+    uint64_t drainNs;     /* daemon: the first block's cut to the last block's end */
+    uint64_t blockIdleNs; /* daemon: a block's end to the last block's end, mean over blocks */
+    uint64_t deadNs;      /* daemon: the last block's end to the relaunch's first block start: no block runs */
+    uint64_t startNs;     /* daemon: the relaunch's first block start to its last block start */
+    uint64_t refillNs;    /* daemon: the relaunch's first block start to its first step (any block) */
+    uint64_t pickNs;      /* daemon: ... to its first collective picked (any block): a long one means
+                             no work was queued (the application had not invoked yet), not a cost */
+    uint64_t gapNs;       /* host: the poller saw the end, to its relaunch call (PCCL_SLICE_GAP_US, its pace) */
+    uint64_t launchNs;    /* host: the relaunch call itself */
+    uint64_t noStep;      /* relaunches that made no step (not in refillNs) */
+    uint64_t aligned;     /* relaunches whose cut launch ended on the grid (PCCL_SLICE_ALIGN) */
+    int64_t clockOffsetNs; /* the daemon's clock - the host's at a launch call, least seen lately (the
+                              launch latency included): how the poller predicts a slice's end */
+} pcclSliceStats_t;
+pcclResult_t pcclCommGetSliceStats(pcclComm_t comm, pcclSliceStats_t *stats);
 
 /* Memory for buffers: cudaMalloc on the GPU backend, aligned host memory on the
  * host backend.  Use either, or your own allocations. */

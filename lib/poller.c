@@ -30,9 +30,12 @@ pcclResult_t pccl_launch_locked(pcclComm_t c)
 {
     pccl_st_rel32(&c->G.hdr->sliced, 0); /* the new launch reports its own end */
     pccl_st_rel32(&c->G.hdr->quitting, 0); /* and decides its own (pccl_may_quit) */
+    uint64_t t0 = pccl_now_ns();
+    c->slice_acc.end_ns = pccl_slice_plan_locked(c, t0);
     pcclResult_t r = c->be->launch(c);
     if (r) return r;
     c->launches++;
+    pccl_slice_on_launch_locked(c, t0, pccl_now_ns());
     c->submitted_at_launch = c->submitted;
     c->was_running = 1;
     c->running_seen_ns = c->launched_ns = pccl_now_ns();
@@ -175,7 +178,11 @@ static void maybe_launch(pcclComm_t c, uint64_t now)
         c->running_seen_ns = now;
         return;
     }
-    if (c->was_running) { c->was_running = 0; c->quit_seen_ns = (int64_t)now; }
+    if (c->was_running) {
+        c->was_running = 0;
+        c->quit_seen_ns = (int64_t)now;
+        pccl_slice_on_end_locked(c);
+    }
     if (!c->outstanding) return;
     int sliced = pccl_ld_acq32(&c->G.hdr->sliced) != 0;
     if (sliced && (int64_t)now - c->quit_seen_ns < c->slice_gap_ns) return; /* the waiting call's turn */
@@ -251,10 +258,13 @@ void *pccl_poller_main(void *arg)
         pccl_health_check(c, now);
         if (n || c->submitted != seen) { last_event = now; seen = c->submitted; }
         /* Near the end of a launch's slice the poller is hot and looks more
-         * often: a sliced daemon is relaunched within SLICE_QUERY_NS, not
-         * after a sleep (each slice costs that gap). */
-        int slice_due = c->G.k.slice_ns && c->was_running && c->outstanding &&
-                        now - c->launched_ns + SLICE_HOT_NS >= (uint64_t)c->G.k.slice_ns;
+         * often, and stays so until the relaunch: a sliced daemon is
+         * relaunched within SLICE_QUERY_NS of PCCL_SLICE_GAP_US, not after a
+         * sleep or POLL_QUERY_NS (each slice costs that gap). */
+        int slice_due = c->G.k.slice_ns && c->outstanding &&
+                        (c->was_running ? now + SLICE_HOT_NS >= c->slice_acc.end_ns
+                                        : pccl_ld_acq32(&c->G.hdr->sliced) != 0 && !c->aborted && !c->failed &&
+                                              c->stopping != 2); /* a relaunch to come: else it would spin for good */
         /* Not after every completion: a stream query is driver time, and
          * the next completion waits for it. */
         if (now - last_query >= (slice_due ? SLICE_QUERY_NS : POLL_QUERY_NS)) {

@@ -19,7 +19,8 @@
  * of its primitives waits longer than its spin threshold; then its dynamic
  * context is saved and the next one runs.  The block quits when the SQ is
  * empty and nothing progressed for quit_ns, or when its time slice is over
- * (slice_ns after the launch began, work or not: pccl_cut).
+ * (at the launch's deadline, at most slice_ns after it began, work or not:
+ * pccl_cut).
  */
 #ifndef PCCL_SCHEDULER_H
 #define PCCL_SCHEDULER_H
@@ -59,6 +60,7 @@ typedef struct {
     int64_t th, th_init;
     uint64_t sq_head, t_progress, rng, act_dirty, t_exec, seen_progress;
     uint64_t t_begin, progress0;   /* the launch's start and the GPU's step count then */
+    uint64_t deadline;             /* the slice ends here (UINT64_MAX: no slice) */
     uint64_t pend_tail, pend_head; /* a step's counters not yet posted (0: none) */
     uint64_t pend_hdr;             /* and the header of the slot it sent */
     pccl_ctx act;     /* the active context slot */
@@ -154,6 +156,18 @@ PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
 {
     S->st = G->saved[b].st;
     S->st.sm = (uint64_t)(PCCL_SM_ID() + 1);
+    S->st.t_begin = now;
+    /* The host's deadline, the same for all blocks (and, aligned, for all
+     * ranks); one too far off (a launch late past it, a wrong clock
+     * estimate) gives way to a slice from this block's start. */
+    uint64_t s = (uint64_t)G->k.slice_ns, d = s ? pccl_ld_acq(&G->hdr->deadline) : 0;
+    S->deadline = !s ? UINT64_MAX : d > now && d <= now + s ? d : now + s;
+    /* Half a slice at least: a launch that began just before a grid point
+     * and was cut after its first step left its relaunch nothing to do until
+     * the peers came; that one quit idle and the restart delay held the
+     * collective (the stream suite's opening gate waited 200 ms). */
+    if (s && S->deadline < now + s / 2) S->deadline = now + s / 2;
+    S->st.t_cut = S->st.t_pick = S->st.t_first = S->st.t_end = 0;
     S->sq_head = G->saved[b].sq_head;
     S->tq_len = (int32_t)G->saved[b].tq_len;
     for (int i = 0; i < S->tq_len; i++) S->tq[i] = G->saved_tq[(size_t)b * G->k.depth + i];
@@ -169,7 +183,8 @@ PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
  * rule below (it wants an idle GPU), and the CUDA driver's implicit
  * synchronizations wait for it: the first launch of a kernel under lazy
  * module loading, cudaFree, cudaDeviceSynchronize on another thread.  So a
- * launch ends slice_ns after it began, work queued or not: each block stops
+ * launch ends at its deadline (pccl_begin: the host's, on a grid every rank
+ * shares, or slice_ns after the block began), work queued or not: each block stops
  * at its next decision (a step boundary), saves the active collective as a
  * preemption does, and quits with its task queue saved; the poller relaunches
  * at once (poller.c), and the waiting call gets the GPU in between. */
@@ -190,20 +205,30 @@ PCCL_FN int pccl_may_quit(const pccl_gpu *G)
     return 1;
 }
 
-PCCL_FN int pccl_cut(pccl_blk *S, const pccl_gpu *G, uint64_t now)
+PCCL_FN int pccl_cut_idle(pccl_blk *S, const pccl_gpu *G, uint64_t now, int idle)
 {
     uint64_t t = now - S->t_begin;
+    /* PCCL_SLICE_EARLY_US: a block with nothing to run may end a little
+     * before the deadline, so that the relaunch falls where the GPU waits
+     * for work anyway (a busy block still stops at the deadline). */
+    uint64_t due = S->deadline - (idle ? (uint64_t)G->k.slice_early_ns : 0);
     /* A launch that has moved nothing yet waits for its peers: it lives
      * quit_ns at least, as without a slice, so that the launches of ranks
      * meet.  (Cut after 100 us, two ranks' launches seldom overlapped, and
      * opposite orders stalled: tests/pccl/test_share.c.) */
-    if (!S->cut && G->k.slice_ns && t >= (uint64_t)G->k.slice_ns &&
+    if (!S->cut && G->k.slice_ns && now >= due &&
         (t >= (uint64_t)G->k.quit_ns || pccl_ld_gpu(G->progress) != S->progress0)) {
-        if (pccl_may_quit(G)) S->cut = 1;
-        else S->t_begin = now; /* held: a new slice, and the next look at the hold a slice later */
+        if (pccl_may_quit(G)) {
+            S->cut = 1;
+            S->st.t_cut = now;
+        } else { /* held: a new slice, and the next look at the hold a slice later */
+            S->deadline = now + (uint64_t)G->k.slice_ns;
+        }
     }
     return S->cut;
 }
+
+PCCL_FN int pccl_cut(pccl_blk *S, const pccl_gpu *G, uint64_t now) { return pccl_cut_idle(S, G, now, 0); }
 
 /* The same, reading the clock only where there is a slice to check. */
 PCCL_FN int pccl_cut_now(pccl_blk *S, const pccl_gpu *G)
@@ -238,6 +263,10 @@ PCCL_FN void pccl_plan(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
         return;
     }
     int got = S->got = pccl_fetch(S, G, b, now);
+    if (!S->tq_len && G->k.slice_early_ns && pccl_cut_idle(S, G, now, 1)) { /* idle near the deadline */
+        S->cmd = PCCL_CMD_QUIT;
+        return;
+    }
     /* Quit only when the whole GPU is idle: a block that quit while others
      * still work would leave its share of the next invocations undone until
      * they all quit and the host relaunched the kernel (milliseconds). */
@@ -263,6 +292,7 @@ PCCL_FN int pccl_pick(pccl_blk *S, const pccl_gpu *G, int b)
         int32_t t = S->tq[S->pos]; S->tq[S->pos] = S->tq[j]; S->tq[j] = t;
     }
     S->cur = S->tq[S->pos];
+    if (!S->st.t_pick) S->st.t_pick = PCCL_NOW_NS(); /* one clock read per launch */
     S->act = G->ctx[(size_t)S->cur * G->k.blocks + b];
     S->act_dirty = 0;
     S->th = S->th_init = G->k.chaos ? 1 + (int64_t)(pccl_rand(&S->rng) % 4) : pccl_threshold(&G->k, S->pos);
@@ -385,6 +415,7 @@ PCCL_FN int pccl_advance(pccl_blk *S, const pccl_gpu *G, int b)
     if (f & PCCL_RECV) S->pend_head = ++S->act.recv_step;
     S->act.gated = 0; /* the gate was open: the invocation has begun */
     S->st.primitives++;
+    if (!S->st.t_first) S->st.t_first = PCCL_NOW_NS(); /* one clock read per launch */
     S->progressed = 1;
     pccl_red_gpu(G->progress, 1); /* the quit rule's GPU-wide count of steps */
     S->act_dirty = 1;
@@ -493,6 +524,7 @@ PCCL_FN void pccl_end(pccl_blk *S, const pccl_gpu *G, int b)
          * delay then applies). */
         if (b == 0 && pccl_ld_gpu(G->progress) != S->progress0) pccl_st_rel32(&G->hdr->sliced, 1);
     }
+    S->st.t_end = PCCL_NOW_NS();
     G->saved[b].st = S->st;
     pccl_publish(S, G, b);
 }

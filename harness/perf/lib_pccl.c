@@ -101,6 +101,23 @@ static int p_test_begin(perf_rank *R, const perf_case *cases, int ncases)
     return 0;
 }
 
+/* Where the relaunches after pccl's time slice went (issue 22's cost),
+ * over the whole test; nothing without a slice. */
+static void slice_report(pcclComm_t c, int rank)
+{
+    pcclSliceStats_t s;
+    if (pcclCommGetSliceStats(c, &s) != pcclSuccess || !s.relaunches) return;
+    double n = (double)s.relaunches * 1e3;
+    printf("# pccl rank %d: %llu relaunches after a slice; per relaunch (us): late %.1f, drain %.1f, block idle "
+           "%.1f, dead %.1f, start spread %.1f, refill %.1f (first pick %.1f) (GPU clock); host: end seen to relaunch %.1f, launch "
+           "call %.1f; GPU time lost ~ block idle + dead + refill = %.1f; no step %llu; on the grid %llu; clock offset "
+           "%.3f ms\n",
+           rank, (unsigned long long)s.relaunches, s.lateNs / n, s.drainNs / n, s.blockIdleNs / n, s.deadNs / n,
+           s.startNs / n, s.refillNs / n, s.pickNs / n, s.gapNs / n, s.launchNs / n, (s.blockIdleNs + s.deadNs + s.refillNs) / n,
+           (unsigned long long)s.noStep, (unsigned long long)s.aligned, s.clockOffsetNs / 1e6);
+    fflush(stdout);
+}
+
 static int p_test_end(perf_rank *R)
 {
     perf_team *T = R->T;
@@ -108,6 +125,7 @@ static int p_test_end(perf_rank *R)
     if (R->rank == 0)
         for (int r = 0; r < T->nranks; r++) {
             pcclComm_t c = T->pcomm[r];
+            slice_report(c, r);
             T->pcomm[r] = NULL; /* the watchdog's abort must not see it any more */
             pcclResult_t res = pcclCommDestroy(c);
             if (res != pcclSuccess)

@@ -33,13 +33,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <utility>
+#include <vector>
+#include <algorithm>
 
 #include "../../lib/pccl.h"
+#include "schedule.h"
 
-#define NFRESH 64
+#define NFRESH 256 /* --gpus: each rank's compute thread meets hundreds */
 #define MAXREPS 64
 
 static double now_s(void)
@@ -175,6 +181,23 @@ static void lib_close(lib_t *L)
     cudaFree(L->buf);
 }
 
+
+/* pccl's counters and where its relaunches after a slice went (lib/slice.c). */
+static void print_slices(pcclComm_t c, int rank)
+{
+    pcclStats_t st;
+    pcclSliceStats_t ss;
+    if (pcclCommGetStats(c, &st) || pcclCommGetSliceStats(c, &ss)) return;
+    double k = ss.relaunches ? (double)ss.relaunches * 1e3 : 1;
+    printf("# pccl rank %d: %lu completed, %lu launches, %lu ended by the slice, %lu preemptions; %lu relaunches "
+           "measured, per relaunch (us): late %.1f, drain %.1f, block idle %.1f, dead %.1f, start spread %.1f, "
+           "refill %.1f (first pick %.1f), host gap %.1f, launch call %.1f; %lu on the grid; clock offset %.3f ms\n",
+           rank, (unsigned long)st.completed, (unsigned long)st.launches, (unsigned long)st.slices,
+           (unsigned long)st.preemptions, (unsigned long)ss.relaunches, ss.lateNs / k, ss.drainNs / k,
+           ss.blockIdleNs / k, ss.deadNs / k, ss.startNs / k, ss.refillNs / k, ss.pickNs / k, ss.gapNs / k, ss.launchNs / k,
+           (unsigned long)ss.aligned, ss.clockOffsetNs / 1e6);
+}
+
 /* ---- the calls ---------------------------------------------------------------- */
 
 typedef struct {
@@ -213,7 +236,8 @@ static double do_op(int op, int rep, ctx_t *X, lib_t *L)
     switch (op) {
     case OP_FRESH: {
         void *args[] = {&X->flag};
-        CK(cudaLaunchKernel((const void *)fresh[fresh_next++ % NFRESH], 1, 1, args, 0, X->s));
+        int k = __atomic_fetch_add(&fresh_next, 1, __ATOMIC_RELAXED); /* fresh on this device while k < NFRESH */
+        CK(cudaLaunchKernel((const void *)fresh[k % NFRESH], 1, 1, args, 0, X->s));
         CK(cudaStreamSynchronize(X->s));
         break;
     }
@@ -313,10 +337,8 @@ static int run_lib(int is_pccl, size_t count, int reps, double cap_s, ctx_t *X, 
     for (int r = 0; r < reps; r++)
         if (X->dbuf[r]) { cudaFree(X->dbuf[r]); X->dbuf[r] = NULL; }
     if (is_pccl) {
-        pcclStats_t st;
-        if (pcclCommGetStats(L.pc, &st) == pcclSuccess)
-            printf("# pccl: %lu collectives streamed, %lu launches, %lu ended by the slice, %d failed\n",
-                   (unsigned long)st.completed, (unsigned long)st.launches, (unsigned long)st.slices, L.bad);
+        print_slices(L.pc, 0);
+        printf("# pccl: %d failed\n", L.bad);
     } else {
         printf("# NCCL: %lu collectives streamed, %d failed\n", L.done, L.bad);
     }
@@ -341,19 +363,487 @@ static double max_of(const double *v, int n)
     return m;
 }
 
+
+/* ---- --gpus N: the cross-rank version (issue 22, item 3) -----------------------
+ *
+ * N ranks (pcclCommInitAll, one thread each), and beside each a compute
+ * thread on the same GPU that makes the calls above at random points (a
+ * pause of 0-4 ms between them, in random order; cudaMalloc is followed by
+ * its cudaFree, cudaHostRegister by its cudaHostUnregister, cuModuleLoadData
+ * by its cuModuleUnload), while the rank's communication thread runs the
+ * paper's random-order test (tests/gpu/schedule.h: 8 all-reduces of 256 B
+ * to 1 MiB, each rank in its own order, a new order every iteration) for
+ * --seeds seeds x --iters iterations, every output poisoned before and
+ * checked after each iteration, and for --secs seconds at least.  NCCL
+ * first, for --secs seconds, beside
+ * the same compute threads, its ranks issuing the 8 all-reduces in ONE
+ * order (in random orders it would hang): what each call costs with
+ * collectives streaming on every GPU.  A pccl call is within the bound when
+ * it took at most NCCL's slowest + 2 x PCCL_SLICE_US + --grace-ms; a
+ * watchdog declares a hang when no iteration completed for --timeout s. */
+
+typedef struct {
+    int is_pccl, rank, nranks, dev;
+    pcclComm_t pc;
+    ncclComm_t nc;
+    cudaStream_t cs;              /* the communication thread's stream (NCCL's collectives, poison, copies) */
+    float *send[DL_SCHED_NCOLL], *recv[DL_SCHED_NCOLL];
+    int ids[DL_SCHED_NCOLL];
+    std::vector<double> t[OP_N];  /* the compute thread's calls */
+    unsigned long iters_done, wrong, fresh;
+    int *stop;                    /* the communication threads are done (or hung) */
+    double end_s;                 /* run until then, and (pccl) seeds x iters iterations */
+    uint64_t seed0;
+    int seeds, iters;
+    int *stop_at;                 /* the iteration no rank starts (rank 0 sets it) */
+} xrank_t;
+
+static int x_check(xrank_t *R, float *host)
+{
+    int bad = 0;
+    for (int c = 0; c < DL_SCHED_NCOLL; c++) {
+        size_t n = dl_sched_count(c);
+        CK(cudaMemcpyAsync(host, R->recv[c], n * sizeof(float), cudaMemcpyDeviceToHost, R->cs));
+        CK(cudaStreamSynchronize(R->cs));
+        for (size_t e = 0; e < n; e++) bad += host[e] != dl_sched_expected(R->nranks, e, c);
+    }
+    return bad;
+}
+
+static void x_poison(xrank_t *R)
+{
+    for (int c = 0; c < DL_SCHED_NCOLL; c++)
+        CK(cudaMemsetAsync(R->recv[c], 0xff, dl_sched_bytes[c], R->cs)); /* NaN: never a sum */
+    CK(cudaStreamSynchronize(R->cs));
+}
+
+#define PC_X(call)                                                                                     \
+    do {                                                                                               \
+        pcclResult_t r_ = (call);                                                                      \
+        if (r_) {                                                                                      \
+            fprintf(stderr, "rank %d: %s: %s (%s)\n", R->rank, #call, pcclGetErrorString(r_), pcclGetLastError(R->pc)); \
+            __atomic_add_fetch(&failures, 1, __ATOMIC_RELAXED);                                        \
+            return NULL;                                                                               \
+        }                                                                                              \
+    } while (0)
+
+static void *x_comm_main(void *arg)
+{
+    xrank_t *R = (xrank_t *)arg;
+    CK(cudaSetDevice(R->dev));
+    float *host = (float *)malloc(dl_sched_bytes[DL_SCHED_NCOLL - 1]);
+    int order[DL_SCHED_NCOLL];
+    for (int it = 0;; it++) {
+        /* Every rank must run the same iterations, or its peers' last one
+         * waits forever.  Rank 0 decides at the start of an iteration that
+         * it is the last: no rank can have started the next one yet (that
+         * needs rank 0's part of this one), and each reads stop_at before it
+         * starts an iteration. */
+        if (R->rank == 0 && now_s() >= R->end_s && it >= (R->is_pccl ? R->seeds * R->iters : 1) &&
+            __atomic_load_n(R->stop_at, __ATOMIC_ACQUIRE) == INT32_MAX)
+            __atomic_store_n(R->stop_at, it + 1, __ATOMIC_RELEASE);
+        if (it >= __atomic_load_n(R->stop_at, __ATOMIC_ACQUIRE)) break;
+        x_poison(R);
+        if (R->is_pccl) {
+            dl_sched_order(R->seed0 + (uint64_t)(it / R->iters), it % R->iters, R->rank, DL_SCHED_NCOLL, order);
+            for (int k = 0; k < DL_SCHED_NCOLL; k++)
+                PC_X(pcclRun(R->pc, R->ids[order[k]], R->send[order[k]], R->recv[order[k]], NULL, NULL));
+            PC_X(pcclWaitAll(R->pc));
+        } else {
+            for (int c = 0; c < DL_SCHED_NCOLL; c++) /* one order: in random orders NCCL hangs */
+                if (ncclAllReduce(R->send[c], R->recv[c], dl_sched_count(c), ncclFloat, ncclSum, R->nc, R->cs) !=
+                    ncclSuccess) {
+                    fprintf(stderr, "rank %d: ncclAllReduce failed\n", R->rank);
+                    __atomic_add_fetch(&failures, 1, __ATOMIC_RELAXED);
+                    free(host);
+                    return NULL;
+                }
+            CK(cudaStreamSynchronize(R->cs));
+        }
+        R->wrong += (unsigned long)x_check(R, host);
+        __atomic_store_n(&R->iters_done, (unsigned long)it + 1, __ATOMIC_RELEASE);
+    }
+    free(host);
+    return NULL;
+}
+
+/* The calls that come in pairs: the second follows the first. */
+static int x_follow(int op) { return op == OP_MALLOC ? OP_FREE : op == OP_HREG ? OP_HUNREG : op == OP_MODLOAD ? OP_MODUNLOAD : -1; }
+
+static void *x_compute_main(void *arg)
+{
+    xrank_t *R = (xrank_t *)arg;
+    CK(cudaSetDevice(R->dev));
+    ctx_t X;
+    memset(&X, 0, sizeof X);
+    X.bytes = 1 << 20;
+    CK(cudaMalloc(&X.flag, 4096));
+    CK(cudaMalloc(&X.dcopy, X.bytes));
+    CK(cudaStreamCreateWithFlags(&X.s, cudaStreamNonBlocking));
+    X.hbuf = calloc(1, X.bytes);
+    X.hreg[R->rank] = aligned_alloc(4096, X.bytes);
+    uint64_t rng = dl_sched_mix(R->seed0 ^ ((uint64_t)R->rank << 48) ^ (uint64_t)R->is_pccl << 40);
+    static const int firsts[] = {OP_FRESH, OP_MALLOC, OP_HREG, OP_MEMCPY, OP_LEGACY, OP_DEVSYNC, OP_GRAPH, OP_MODLOAD};
+    while (!__atomic_load_n(R->stop, __ATOMIC_ACQUIRE)) {
+        int first = firsts[dl_sched_next(&rng) % 8];
+        /* each rank of each library gets its share of the fresh kernels: a
+         * first launch stays a first launch (a module load) */
+        if (first == OP_FRESH && R->fresh >= (unsigned long)(NFRESH / (2 * R->nranks))) continue;
+        for (int op = first; op >= 0; op = x_follow(op)) {
+            usleep((useconds_t)(dl_sched_next(&rng) % 4000));
+            if (op == OP_FRESH) R->fresh++;
+            R->t[op].push_back(do_op(op, R->rank, &X, NULL));
+        }
+    }
+    cudaStreamDestroy(X.s);
+    cudaFree(X.flag);
+    cudaFree(X.dcopy);
+    free(X.hbuf);
+    free(X.hreg[R->rank]);
+    return NULL;
+}
+
+/* One rank's buffers, inputs and registrations (its communicator made). */
+static int x_buffers(xrank_t *R, float *tmp)
+{
+    CK(cudaSetDevice(R->dev));
+    CK(cudaStreamCreateWithFlags(&R->cs, cudaStreamNonBlocking));
+    for (int c = 0; c < DL_SCHED_NCOLL; c++) {
+        size_t cnt = dl_sched_count(c);
+        CK(cudaMalloc(&R->send[c], dl_sched_bytes[c]));
+        CK(cudaMalloc(&R->recv[c], dl_sched_bytes[c]));
+        for (size_t e = 0; e < cnt; e++) tmp[e] = dl_sched_input(R->rank, e, c);
+        CK(cudaMemcpy(R->send[c], tmp, dl_sched_bytes[c], cudaMemcpyHostToDevice));
+        if (R->is_pccl && pcclRegisterAllReduce(R->pc, cnt, pcclFloat, pcclSum, 0, &R->ids[c])) {
+            fprintf(stderr, "pcclRegisterAllReduce: %s\n", pcclGetLastError(R->pc));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int x_open(xrank_t *Rs, int n, int is_pccl)
+{
+    pcclComm_t pcs[64];
+    ncclComm_t ncs[64];
+    if (is_pccl && pcclCommInitAll(pcs, n, NULL)) { fprintf(stderr, "pcclCommInitAll: %s\n", pcclGetLastError(NULL)); return -1; }
+    if (!is_pccl && ncclCommInitAll(ncs, n, NULL) != ncclSuccess) { fprintf(stderr, "ncclCommInitAll failed\n"); return -1; }
+    float *tmp = (float *)malloc(dl_sched_bytes[DL_SCHED_NCOLL - 1]);
+    for (int r = 0; r < n; r++) {
+        xrank_t *R = &Rs[r];
+        R->is_pccl = is_pccl;
+        R->rank = r;
+        R->dev = r;
+        R->nranks = n;
+        if (is_pccl) R->pc = pcs[r]; else R->nc = ncs[r];
+        if (x_buffers(R, tmp)) { free(tmp); return -1; }
+    }
+    free(tmp);
+    return 0;
+}
+
+static void x_close(xrank_t *Rs, int n)
+{
+    for (int r = 0; r < n; r++) {
+        xrank_t *R = &Rs[r];
+        CK(cudaSetDevice(R->dev));
+        if (R->is_pccl) pcclCommDestroy(R->pc); else ncclCommDestroy(R->nc);
+        for (int c = 0; c < DL_SCHED_NCOLL; c++) { cudaFree(R->send[c]); cudaFree(R->recv[c]); }
+        cudaStreamDestroy(R->cs);
+    }
+}
+
+/* One library's run; returns 3 on a hang (the threads are then left). */
+static int x_run(xrank_t *Rs, int n, int is_pccl, int timeout_s)
+{
+    int stop = 0;
+    pthread_t tc[64], tx[64];
+    for (int r = 0; r < n; r++) Rs[r].stop = &stop;
+    for (int r = 0; r < n; r++) {
+        pthread_create(&tx[r], NULL, x_compute_main, &Rs[r]);
+        pthread_create(&tc[r], NULL, x_comm_main, &Rs[r]);
+    }
+    double t0 = now_s(), last = t0;
+    unsigned long seen = 0;
+    int joined[64] = {0}, done = 0;
+    while (done < n) { /* watchdog: every rank's iterations */
+        usleep(20000);
+        unsigned long sum = 0;
+        for (int r = 0; r < n; r++) {
+            sum += __atomic_load_n(&Rs[r].iters_done, __ATOMIC_ACQUIRE);
+            if (!joined[r] && pthread_tryjoin_np(tc[r], NULL) == 0) { joined[r] = 1; done++; }
+        }
+        if (sum != seen) { seen = sum; last = now_s(); }
+        if (done < n && now_s() - last > timeout_s) {
+            printf("RESULT pccl-share --gpus %d: HANG (%s): no iteration completed for %d s\n", n,
+                   is_pccl ? "pccl" : "NCCL", timeout_s);
+            fflush(stdout);
+            return 3;
+        }
+    }
+    __atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+    for (int r = 0; r < n; r++) { /* a compute call that never returns is a hang too */
+        struct timespec dl;
+        clock_gettime(CLOCK_REALTIME, &dl);
+        dl.tv_sec += timeout_s;
+        if (pthread_timedjoin_np(tx[r], NULL, &dl)) {
+            printf("RESULT pccl-share --gpus %d: HANG (%s): rank %d's compute thread did not return from a call "
+                   "within %d s\n", n, is_pccl ? "pccl" : "NCCL", r, timeout_s);
+            fflush(stdout);
+            return 3;
+        }
+    }
+    printf("# %s: %.1f s\n", is_pccl ? "pccl" : "NCCL", now_s() - t0);
+    return 0;
+}
+
+static void x_stats(xrank_t *Rs, int n, int op, char *b, size_t len, double *mx, size_t *cnt)
+{
+    std::vector<double> v;
+    for (int r = 0; r < n; r++) v.insert(v.end(), Rs[r].t[op].begin(), Rs[r].t[op].end());
+    *cnt = v.size();
+    *mx = 0;
+    if (v.empty()) { snprintf(b, len, "-"); return; }
+    std::sort(v.begin(), v.end());
+    *mx = v.back();
+    snprintf(b, len, "%zu: %.3f / %.3f / %.3f", v.size(), v[0] * 1e3, v[v.size() / 2] * 1e3, v.back() * 1e3);
+}
+
+/* Per device: the graph's kernel loaded, the PTX JIT-compiled once (NCCL's
+ * first cuModuleLoadData took 65 ms: the compile, not the sharing). */
+static void x_prewarm(int d)
+{
+    CK(cudaSetDevice(d));
+    int *f;
+    CK(cudaMalloc(&f, 4096));
+    warm_k<<<1, 1>>>(f);
+    CUmodule m;
+    CKD(p_load(&m, tiny_ptx));
+    CKD(p_unload(m));
+    CK(cudaDeviceSynchronize());
+    CK(cudaFree(f));
+}
+
+/* The table: each call's times, NCCL's (nc, may be NULL) beside pccl's (pc);
+ * a pccl call is within the bound when it took at most NCCL's slowest of it
+ * + 2 slices + grace.  Returns 1 if every pccl call was. */
+static int x_table(xrank_t *nc, xrank_t *pc, int n, long slice_us, double grace_ms)
+{
+    printf("\n| compute thread's call, while every rank's communication thread streams | NCCL calls: min / median / "
+           "max ms | pccl calls: min / median / max ms | pccl within bound |\n|---|---|---|---|\n");
+    int within = 1;
+    for (int op = 0; op < OP_N; op++) {
+        char a[96] = "-", b[96] = "-", vb[64] = "-";
+        double mxa = 0, mxb = 0;
+        size_t na = 0, nb = 0;
+        if (nc) x_stats(nc, n, op, a, sizeof a, &mxa, &na);
+        if (pc) {
+            x_stats(pc, n, op, b, sizeof b, &mxb, &nb);
+            double bound = mxa + 2 * slice_us * 1e-6 + grace_ms * 1e-3;
+            int ok = mxb <= bound;
+            within &= ok;
+            snprintf(vb, sizeof vb, "%s (<= %.2f ms)", nb ? (ok ? "yes" : "NO") : "not met", bound * 1e3);
+        }
+        printf("| %s | %s | %s | %s |\n", op_name[op], a, b, vb);
+    }
+    return within;
+}
+
+static int cross_main(int n, int seeds, int iters, uint64_t seed, double secs, int timeout_s, double grace_ms,
+                      int do_pccl, int do_nccl)
+{
+    int have = 0;
+    if (cudaGetDeviceCount(&have) != cudaSuccess || have < n) {
+        printf("pccl-share: skipped: --gpus %d needs %d GPUs, found %d\n", n, n, have);
+        return 77;
+    }
+    for (int d = 0; d < n; d++) x_prewarm(d);
+    const char *sl = getenv("PCCL_SLICE_US");
+    long slice_us = sl && *sl ? atol(sl) : 4000;
+    printf("# cross-rank: %d GPUs, each library at least %.1f s; pccl: at least %d seeds x %d iterations of the "
+           "random-order test (seed %llu on); NCCL: one order; PCCL_SLICE_US=%ld\n", n, secs, seeds, iters,
+           (unsigned long long)seed, slice_us);
+    static xrank_t X[2][64]; /* 0 NCCL, 1 pccl */
+    static int stop_at[2] = {INT32_MAX, INT32_MAX};
+    int rc = 0;
+    for (int lib = 0; lib < 2; lib++) {
+        if (lib == 0 ? !do_nccl : !do_pccl) continue;
+        xrank_t *Rs = X[lib];
+        for (int r = 0; r < n; r++) {
+            Rs[r].seed0 = seed;
+            Rs[r].seeds = seeds;
+            Rs[r].iters = iters;
+            Rs[r].stop_at = &stop_at[lib];
+        }
+        if (x_open(Rs, n, lib)) return 1;
+        for (int r = 0; r < n; r++) Rs[r].end_s = now_s() + secs;
+        int h = x_run(Rs, n, lib, timeout_s);
+        if (h) _exit(h); /* threads stuck: do not wait for them */
+        unsigned long it = 0, wrong = 0, fr = 0;
+        for (int r = 0; r < n; r++) { it += Rs[r].iters_done; wrong += Rs[r].wrong; fr += Rs[r].fresh; }
+        printf("# %s: %lu iterations over %d ranks (%lu each: %s), %lu wrong elements, %lu fresh-kernel first "
+               "launches\n", lib ? "pccl" : "NCCL", it, n, Rs[0].iters_done,
+               lib ? "random orders, a new seed every --iters" : "one order", wrong, fr);
+        if (wrong) rc = 4;
+        if (lib) {
+            for (int r = 0; r < n; r++) print_slices(Rs[r].pc, r);
+        }
+        x_close(Rs, n);
+    }
+    int within = x_table(do_nccl ? X[0] : NULL, do_pccl ? X[1] : NULL, n, slice_us, grace_ms);
+    if (!rc && (!within || failures)) rc = 1;
+    printf("\nRESULT pccl-share --gpus %d: %s; %d failed calls; %s\n", n,
+           !do_pccl ? "pccl not run" : rc == 4 ? "WRONG data" : within ? "every pccl call within the bound, no hang, exact"
+                                                                : "a pccl call past the bound",
+           failures, rc ? "FAILED" : "ok");
+    return rc;
+}
+
+/* --procs N: the same with one process per rank (pcclCommInitRank), so that
+ * ranks may share a GPU (rank r on device r mod the GPUs, or as
+ * PCCL_DEVICE_OF_RANK says): each process a communication and a compute
+ * thread as above, pccl only (NCCL refuses two ranks on one GPU), the bound
+ * 2 slices + --grace-ms.  Forked before the parent touches CUDA. */
+static int x_proc_rank(int r, int n, int dev, pcclUniqueId id, int *stop_at, int seeds, int iters, uint64_t seed,
+                       double secs, int timeout_s, double grace_ms)
+{
+    if (driver_fn("cuModuleLoadData", (void **)&p_load) || driver_fn("cuModuleGetFunction", (void **)&p_getfn) ||
+        driver_fn("cuLaunchKernel", (void **)&p_launch) || driver_fn("cuModuleUnload", (void **)&p_unload))
+        return 1;
+    x_prewarm(dev);
+    static xrank_t R; /* static: its vectors outlive an _exit on a hang */
+    R.is_pccl = 1;
+    R.rank = r;
+    R.nranks = n;
+    R.dev = dev;
+    R.seed0 = seed;
+    R.seeds = seeds;
+    R.iters = iters;
+    R.stop_at = stop_at;
+    if (pcclCommInitRank(&R.pc, n, id, r)) {
+        fprintf(stderr, "rank %d: pcclCommInitRank: %s\n", r, pcclGetLastError(NULL));
+        return 1;
+    }
+    float *tmp = (float *)malloc(dl_sched_bytes[DL_SCHED_NCOLL - 1]);
+    int bad = x_buffers(&R, tmp);
+    free(tmp);
+    if (bad) return 1;
+    R.end_s = now_s() + secs;
+    int h = x_run(&R, 1, 1, timeout_s);
+    if (h) _exit(h);
+    const char *sl = getenv("PCCL_SLICE_US");
+    long slice_us = sl && *sl ? atol(sl) : 4000;
+    printf("# rank %d (pid %d, GPU %d): %lu iterations, %lu wrong elements, %lu fresh-kernel first launches\n", r,
+           getpid(), dev, R.iters_done, R.wrong, R.fresh);
+    print_slices(R.pc, r);
+    int within = x_table(NULL, &R, 1, slice_us, grace_ms);
+    pcclCommDestroy(R.pc);
+    int rc = R.wrong ? 4 : !within || failures ? 1 : 0;
+    printf("RESULT pccl-share --procs %d rank %d: %s; %d failed calls\n", n, r,
+           rc == 4 ? "WRONG data" : within ? "every call within the bound, exact" : "a call past the bound", failures);
+    fflush(stdout);
+    return rc;
+}
+
+static int cross_procs(int n, int seeds, int iters, uint64_t seed, double secs, int timeout_s, double grace_ms)
+{
+    int fds[2], have = 0; /* GPUs counted in a child: the parent must not start CUDA before fork */
+    if (pipe(fds)) return 1;
+    pid_t p = fork();
+    if (p == 0) {
+        int k = 0;
+        if (cudaGetDeviceCount(&k) != cudaSuccess) k = 0;
+        if (write(fds[1], &k, sizeof k) != sizeof k) _exit(1);
+        _exit(0);
+    }
+    if (read(fds[0], &have, sizeof have) != sizeof have) have = 0;
+    waitpid(p, NULL, 0);
+    if (have < 1) { printf("pccl-share: skipped: no CUDA device\n"); return 77; }
+    int dev[64];
+    char list[512] = "";
+    for (int r = 0; r < n; r++) {
+        dev[r] = r % have;
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", r ? "," : "", dev[r]);
+    }
+    const char *dor = getenv("PCCL_DEVICE_OF_RANK");
+    if (dor && *dor) { /* pccl's own list decides: the compute thread follows it */
+        const char *q = dor;
+        for (int r = 0; r < n; r++) {
+            char *end;
+            long d = strtol(q, &end, 10);
+            if (end == q || d < 0 || d >= have) { fprintf(stderr, "pccl-share: PCCL_DEVICE_OF_RANK='%s': no device for rank %d\n", dor, r); return 2; }
+            dev[r] = (int)d;
+            q = *end == ',' ? end + 1 : end;
+        }
+    } else {
+        setenv("PCCL_DEVICE_OF_RANK", list, 1);
+    }
+    pcclUniqueId id;
+    if (pcclGetUniqueId(&id)) { fprintf(stderr, "pcclGetUniqueId: %s\n", pcclGetLastError(NULL)); return 1; }
+    int *stop_at = (int *)mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (stop_at == MAP_FAILED) return 1;
+    *stop_at = INT32_MAX;
+    printf("# cross-rank, one process per rank: %d ranks on GPUs %s of %d; at least %.1f s and %d seeds x %d "
+           "iterations of the random-order test (seed %llu on)\n", n, dor && *dor ? dor : list, have, secs, seeds,
+           iters, (unsigned long long)seed);
+    fflush(stdout);
+    pid_t kids[64];
+    for (int r = 0; r < n; r++) {
+        kids[r] = fork();
+        if (kids[r] == 0)
+            _exit(x_proc_rank(r, n, dev[r], id, stop_at, seeds, iters, seed, secs, timeout_s, grace_ms));
+    }
+    int worst = 0, hung = 0;
+    double t0 = now_s(), limit = secs + 4.0 * timeout_s; /* each rank's own watchdog fires first */
+    for (int left = n; left > 0;) {
+        int st;
+        pid_t w = waitpid(-1, &st, WNOHANG);
+        if (w > 0) {
+            left--;
+            int rc = WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+            if (rc > worst) worst = rc;
+            continue;
+        }
+        if (now_s() - t0 > limit) {
+            hung = 1;
+            for (int r = 0; r < n; r++) kill(kids[r], SIGKILL);
+            while (waitpid(-1, NULL, 0) > 0) ;
+            break;
+        }
+        usleep(20000);
+    }
+    int rc = hung ? 3 : worst;
+    printf("\nRESULT pccl-share --procs %d: %s (worst rank exit %d, %.1f s)\n", n,
+           rc == 0 ? "every call within the bound, no hang, exact" : rc == 3 ? "HANG" : rc == 4 ? "WRONG data"
+                                                                  : "a call past the bound or a failure",
+           rc, now_s() - t0);
+    return rc;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: pccl-share [--reps N] [--count N] [--grace-ms MS] [--cap-s S] [--lib pccl|nccl|both]\n"
+               "       pccl-share --gpus N | --procs N [--seeds S] [--iters K] [--seed X] [--secs SEC] [--timeout SEC]\n"
+               "                  [--grace-ms MS] [--lib ...]\n"
                "  Times CUDA calls that wait for the GPU on one thread while another streams all-reduces,\n"
                "  on pccl and on NCCL (one GPU, one rank).  Defaults: --reps 5, --count 262144 floats (1 MiB),\n"
-               "  --grace-ms 2, --cap-s 0 (none), --lib both.  PCCL_SLICE_US: pccl's time slice.\n");
+               "  --grace-ms 2, --cap-s 0 (none), --lib both.  PCCL_SLICE_US: pccl's time slice.\n"
+               "  --gpus N (>= 2): the cross-rank test: per rank, a compute thread makes those calls at random\n"
+               "  points while the rank's communication thread runs the paper's random-order test for --seeds\n"
+               "  (10) x --iters (10) iterations and --secs (3) s, data checked; NCCL first, --secs s, one order.\n"
+               "  --procs N (>= 2): the same with one process per rank, pccl only (ranks may share a GPU:\n"
+               "  rank r on GPU r mod the GPUs, or PCCL_DEVICE_OF_RANK); bound 2 slices + --grace-ms.\n"
+               "  Watchdog --timeout (30) s.  Exit 0 ok, 1 past the bound, 3 hang, 4 wrong data, 2 bad\n"
+               "  arguments, 77 too few GPUs.\n");
 }
 
 int main(int argc, char **argv)
 {
     int reps = 5, do_pccl = 1, do_nccl = 1;
     size_t count = 262144;
-    double grace_ms = 2, cap_s = 0;
+    double grace_ms = 2, cap_s = 0, secs = 3;
+    int gpus = 0, procs = 0, seeds = 10, iters = 10, timeout_s = 30;
+    unsigned long long xseed = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         char *end = NULL;
@@ -364,6 +854,13 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--count")) count = (size_t)strtoull(v, &end, 10);
         else if (!strcmp(a, "--grace-ms")) grace_ms = strtod(v, &end);
         else if (!strcmp(a, "--cap-s")) cap_s = strtod(v, &end);
+        else if (!strcmp(a, "--gpus")) gpus = (int)strtol(v, &end, 10);
+        else if (!strcmp(a, "--procs")) procs = (int)strtol(v, &end, 10);
+        else if (!strcmp(a, "--seeds")) seeds = (int)strtol(v, &end, 10);
+        else if (!strcmp(a, "--iters")) iters = (int)strtol(v, &end, 10);
+        else if (!strcmp(a, "--seed")) xseed = strtoull(v, &end, 10);
+        else if (!strcmp(a, "--secs")) secs = strtod(v, &end);
+        else if (!strcmp(a, "--timeout")) timeout_s = (int)strtol(v, &end, 10);
         else if (!strcmp(a, "--lib")) {
             do_pccl = !strcmp(v, "pccl") || !strcmp(v, "both");
             do_nccl = !strcmp(v, "nccl") || !strcmp(v, "both");
@@ -371,6 +868,12 @@ int main(int argc, char **argv)
             if (!do_pccl && !do_nccl) { fprintf(stderr, "pccl-share: --lib '%s': pccl, nccl or both\n", v); return 2; }
         } else { fprintf(stderr, "pccl-share: unknown argument '%s'\n", a); usage(stderr); return 2; }
         if (!end || *end) { fprintf(stderr, "pccl-share: %s '%s': not a number\n", a, v); return 2; }
+    }
+    if ((gpus || procs) && (gpus < 0 || gpus == 1 || gpus > 64 || procs < 0 || procs == 1 || procs > 64 ||
+                            (gpus && procs) || seeds < 1 || iters < 1 || secs <= 0 || timeout_s < 1)) {
+        fprintf(stderr, "pccl-share: --gpus or --procs in [2, 64] (one of them), --seeds, --iters, --timeout >= 1, "
+                        "--secs > 0\n");
+        return 2;
     }
     if (reps < 1 || reps > MAXREPS || count < 1 || grace_ms < 0 || cap_s < 0) {
         fprintf(stderr, "pccl-share: --reps in [1, %d], --count >= 1, --grace-ms and --cap-s >= 0\n", MAXREPS);
@@ -382,15 +885,17 @@ int main(int argc, char **argv)
     }
     setenv("NCCL_NVLS_ENABLE", "0", 1);
     srand(1);
+    fill_fresh(std::make_integer_sequence<int, NFRESH>{}); /* before any fork: no CUDA in it */
+    if (procs) return cross_procs(procs, seeds, iters, xseed, secs, timeout_s, grace_ms);
     int n = 0;
     if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1) {
         printf("pccl-share: skipped: no CUDA device\n");
         return 77;
     }
-    fill_fresh(std::make_integer_sequence<int, NFRESH>{});
     if (driver_fn("cuModuleLoadData", (void **)&p_load) || driver_fn("cuModuleGetFunction", (void **)&p_getfn) ||
         driver_fn("cuLaunchKernel", (void **)&p_launch) || driver_fn("cuModuleUnload", (void **)&p_unload))
         return 1;
+    if (gpus) return cross_main(gpus, seeds, iters, xseed, secs, timeout_s, grace_ms, do_pccl, do_nccl);
     const char *ml = getenv("CUDA_MODULE_LOADING"), *sl = getenv("PCCL_SLICE_US");
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));

@@ -130,6 +130,11 @@ typedef struct {
      * that collective by definition, for any library). */
     int streams;
     int streams_delay_us;
+    /* A second thread per rank calls pcclDeviceSynchronize at random points
+     * (0-2 ms apart) while the rank runs the random orders, each timed
+     * (sync_max_s): issue 22's cross-rank sharing test, host edition. */
+    int sync_thread;
+    long slice_us; /* config sliceUs; -1: the environment's or the default */
 } pt_rand_opts;
 typedef struct {
     uint64_t completed[PT_MAX_RANKS];
@@ -137,6 +142,9 @@ typedef struct {
     uint64_t quits_min;   /* the fewest quits of any rank */
     uint64_t launches;
     uint64_t syncs_min;   /* streams with sync: the fewest synchronizations a rank's second thread made */
+    double sync_max_s;    /* the second threads' longest synchronization */
+    double sync_sum_s;    /* and their total time */
+    uint64_t syncs;       /* in how many */
     int failures;
     double seconds;
 } pt_rand_stats;

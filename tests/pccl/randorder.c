@@ -29,6 +29,8 @@ struct worker {
     sjob job[NC];
     uint64_t verified;   /* stream functions that checked an output */
     uint64_t syncs;      /* the second thread's synchronizations */
+    double sync_max_s;   /* and the longest of them */
+    double sync_sum_s;
     int finished;
 };
 
@@ -133,13 +135,22 @@ static int stream_iteration(rand_run *R, worker *w, pcclComm_t comm, const int *
     return 0;
 }
 
-/* Streams mode with sync: device synchronizations while streams wait. */
+/* Streams mode with sync: device synchronizations while streams wait.
+ * With sync_thread: the same at random points (0-2 ms apart), each timed,
+ * while the rank's worker runs the random orders (the cross-rank sharing
+ * test of issue 22, host edition). */
 static void *syncer_main(void *arg)
 {
     worker *w = arg;
     pcclComm_t comm = w->R->comms[w->rank];
+    uint64_t rng = w->R->o->seed ^ ((uint64_t)w->rank << 32) ^ 0x5a5aull;
     while (!__atomic_load_n(&w->finished, __ATOMIC_ACQUIRE) && !stopped(w->R)) {
+        if (w->R->o->sync_thread) ck_sleep_us((long)(ck_rand(&rng) % 2000));
+        double t0 = ck_now();
         pcclResult_t e = pcclDeviceSynchronize(comm);
+        double dt = ck_now() - t0;
+        if (dt > w->sync_max_s) w->sync_max_s = dt;
+        w->sync_sum_s += dt;
         if (e) {
             record(w->R, 1, "pcclDeviceSynchronize -> %s: %s (rank %d, second thread)", pcclGetErrorString(e),
                    pcclGetLastError(comm), w->rank, 0);
@@ -247,6 +258,7 @@ int pt_random_order(const pt_rand_opts *o, pt_rand_stats *out)
     cfg.sticky = o->sticky;
     cfg.quitUs = o->quit_us;
     cfg.relaunchUs = o->relaunch_us;
+    cfg.sliceUs = o->slice_us;
     if (o->chaos) cfg.chaosSeed = (long)(o->seed + 1);
     if (pt_init(R->comms, G, &cfg)) { free(R); return -1; }
     R->dump.comms = R->comms;
@@ -306,7 +318,7 @@ int pt_random_order(const pt_rand_opts *o, pt_rand_stats *out)
     if (ok) {
         pthread_t th[PT_MAX_RANKS], sy[PT_MAX_RANKS];
         int syncers = 0;
-        for (; o->streams && o->sync && syncers < G; syncers++)
+        for (; ((o->streams && o->sync) || o->sync_thread) && syncers < G; syncers++)
             if (pthread_create(&sy[syncers], NULL, syncer_main, &R->w[syncers])) {
                 record(R, 1, "%s%s cannot start sync thread %d (%d)", "", "", syncers, 0);
                 break;
@@ -323,8 +335,12 @@ int pt_random_order(const pt_rand_opts *o, pt_rand_stats *out)
         for (int r = 0; r < started; r++) pthread_join(th[r], NULL);
         for (int r = 0; r < G; r++) __atomic_store_n(&R->w[r].finished, 1, __ATOMIC_RELEASE);
         for (int r = 0; r < syncers; r++) pthread_join(sy[r], NULL);
-        for (int r = 0; r < syncers; r++)
+        for (int r = 0; r < syncers; r++) {
             out->syncs_min = r == 0 || R->w[r].syncs < out->syncs_min ? R->w[r].syncs : out->syncs_min;
+            if (R->w[r].sync_max_s > out->sync_max_s) out->sync_max_s = R->w[r].sync_max_s;
+            out->sync_sum_s += R->w[r].sync_sum_s;
+            out->syncs += R->w[r].syncs;
+        }
         ck_watchdog_disarm();
     }
     out->seconds = ck_now() - t0;
@@ -389,4 +405,5 @@ void pt_rand_defaults(pt_rand_opts *o, const char *name, int G, int iters)
     o->relaunch_us = 50;
     o->seed = 1;
     o->watchdog_s = 60;
+    o->slice_us = -1; /* the environment's, or the default */
 }

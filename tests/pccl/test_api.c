@@ -391,6 +391,8 @@ static void test_bad_config(void)
     BAD(sliceUs, -2, pcclInvalidArgument, "PCCL_SLICE_US");
     BAD(sliceUs, 60000001, pcclInvalidArgument, "PCCL_SLICE_US");
     BAD(sliceGapUs, 1000001, pcclInvalidArgument, "PCCL_SLICE_GAP_US");
+    BAD(sliceAlign, 2, pcclInvalidArgument, "PCCL_SLICE_ALIGN");
+    BAD(sliceEarlyUs, -3, pcclInvalidArgument, "PCCL_SLICE_EARLY_US");
     /* this build has no CUDA: the GPU backend is a usage error */
     BAD(backend, PCCL_BACKEND_GPU, pcclInvalidUsage, "CUDA");
     BAD(backend, 7, pcclInvalidUsage, "backend");

@@ -8,6 +8,7 @@
  * pcclDeviceSynchronize took 0.2 to 10 s (issue 22). */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -23,6 +24,7 @@
 /* A synchronization that waited this long pauses the stream (it fails the
  * bound then; without the pause it would wait as long as the stream goes). */
 #define CAP_S 5.0
+#define MEAN_MARGIN_S 0.008 /* test_cross_rank: the mean's */
 #define SAMPLES 8
 #define COUNT (64 << 10)
 
@@ -61,6 +63,7 @@ static void test_devsync_while_streaming(void)
     pcclComm_t c;
     pcclConfig_t cfg = pt_config(1, -1);
     cfg.sliceUs = SLICE_US;
+    cfg.sliceAlign = 0; /* the default; the grid is test_cut_midway's */
     if (pt_init(&c, 1, &cfg)) { pt_end(); return; }
     streamer s = {c, 0, 0, 0, 0, 0, calloc(COUNT, sizeof(float)), calloc(COUNT, sizeof(float))};
     PT_OK(pcclRegisterAllReduce(c, COUNT, pcclFloat, pcclSum, 0, &s.id));
@@ -95,6 +98,9 @@ static void test_devsync_while_streaming(void)
              worst, SLICE_US, MARGIN_S);
     PT_CHECK(st.slices > 0, "no daemon launch was ended by the slice (%llu launches, %llu completed)",
              (unsigned long long)st.launches, (unsigned long long)st.completed);
+    pcclSliceStats_t sl; /* unaligned (below): no cut on a grid */
+    PT_OK(pcclCommGetSliceStats(c, &sl));
+    PT_CHECK(sl.aligned == 0, "PCCL_SLICE_ALIGN=0, yet %llu cuts on the grid", (unsigned long long)sl.aligned);
     printf("\n    devsync while streaming: worst %.1f ms of %d (%d overlapped completions), %llu invocations, "
            "%llu slices, %llu launches ",
            worst * 1e3, SAMPLES, streamed, (unsigned long long)st.completed, (unsigned long long)st.slices,
@@ -115,6 +121,7 @@ static void test_cut_midway(void)
     pcclConfig_t cfg = pt_config(2, 4096);
     cfg.sliceUs = 200;
     cfg.sliceGapUs = 50; /* and the relaunch after a slice left to the poller, 50 us late */
+    cfg.sliceAlign = 1;  /* and on the grid */
     if (pt_init(c, 2, &cfg)) { pt_end(); return; }
     pt_case cases[] = {
         {{pcclCollAllReduce, pcclFloat, pcclSum, 0, ck_scaled(1 << 20, 1 << 18), 2}, 0, 0, 0},
@@ -127,7 +134,37 @@ static void test_cut_midway(void)
         PT_OK(pcclCommGetStats(c[r], &st));
         PT_CHECK(st.slices > 0, "rank %d: no launch was cut by the 200 us slice (%llu launches)", r,
                  (unsigned long long)st.launches);
+        /* The relaunch cost split (lib/slice.c).  On the host backend the
+         * daemon's clock is the host's, so its figures and the poller's
+         * meet: no thread of the relaunch starts before the poller's call,
+         * which comes >= the 50 us gap after the last thread ended. */
+        pcclSliceStats_t sl;
+        PT_OK(pcclCommGetSliceStats(c[r], &sl));
+        unsigned long long n = sl.relaunches;
+        PT_CHECK(n > 0 && n <= st.slices, "rank %d: %llu relaunches measured, %llu slices", r, n,
+                 (unsigned long long)st.slices);
+        PT_CHECK(sl.gapNs >= n * 50000, "rank %d: relaunched %.1f us after the end on average, the gap is 50", r,
+                 n ? sl.gapNs / 1e3 / n : 0.0);
+        PT_CHECK(sl.deadNs >= sl.gapNs, "rank %d: no daemon thread for %.1f us per relaunch, less than the "
+                 "poller's %.1f us from the end to its call", r, n ? sl.deadNs / 1e3 / n : 0.0,
+                 n ? sl.gapNs / 1e3 / n : 0.0);
+        PT_CHECK(sl.drainNs >= sl.blockIdleNs && sl.drainNs < n * 1000000000ull,
+                 "rank %d: drain %llu ns, block idle %llu ns over %llu relaunches", r,
+                 (unsigned long long)sl.drainNs, (unsigned long long)sl.blockIdleNs, n);
+        PT_CHECK(sl.refillNs + sl.noStep > 0 || sl.startNs > 0 || sl.deadNs > 0, "rank %d: nothing measured", r);
+        /* PCCL_SLICE_ALIGN=1: the host backend's daemon clock is the host's,
+         * so the grid deadline is exact and the cuts land on it */
+        PT_CHECK(sl.aligned > 0 && sl.aligned <= n, "rank %d: %llu of %llu relaunches after a cut on the grid", r,
+                 (unsigned long long)sl.aligned, n);
+        printf("\n    rank %d: %llu relaunches after a slice; per relaunch (us): late %.1f, drain %.1f, block idle "
+               "%.1f, dead %.1f, start %.1f, refill %.1f (first pick %.1f), host gap %.1f, launch call %.1f; %llu on the grid ",
+               r, n, sl.lateNs / 1e3 / n, sl.drainNs / 1e3 / n, sl.blockIdleNs / 1e3 / n, sl.deadNs / 1e3 / n,
+               sl.startNs / 1e3 / n, sl.refillNs / 1e3 / n, sl.pickNs / 1e3 / n, sl.gapNs / 1e3 / n, sl.launchNs / 1e3 / n,
+               (unsigned long long)sl.aligned);
     }
+    pcclSliceStats_t none;
+    PT_CHECK(pcclCommGetSliceStats(c[0], NULL) == pcclInvalidArgument, "NULL stats accepted");
+    PT_CHECK(pcclCommGetSliceStats(NULL, &none) == pcclInvalidArgument, "NULL comm accepted");
     pt_destroy(c, 2);
     pt_end();
 }
@@ -150,6 +187,75 @@ static void test_chaos_slices(void)
     unsetenv("PCCL_SLICE_US");
 }
 
+/* The cross-rank version (issue 22, item 3, host edition): every rank runs
+ * the random-order test while a second thread per rank synchronizes its
+ * device at random points; no deadlock, exact data (pt_random_order), and
+ * every synchronization within the slice plus MARGIN_S.  (The GPU edition,
+ * with the CUDA calls themselves: pccl-share --gpus N.) */
+static void test_cross_rank(void)
+{
+    pt_rand_opts o;
+    pt_rand_defaults(&o, "random orders, 2 gpus, each rank's second thread synchronizing at random points",
+                     2, ck_scaled(150, 15));
+    o.sync_thread = 1;
+    o.slice_us = SLICE_US;
+    o.seed = 2202;
+    pt_rand_stats st;
+    pt_begin(o.name, 300);
+    if (pt_random_order(&o, &st) == 0) {
+        PT_CHECK(st.syncs_min > 0, "%s: a rank's second thread never synchronized", o.name);
+        PT_CHECK(st.sync_max_s < SLICE_US * 1e-6 + MARGIN_S,
+                 "%s: a synchronization took %.3f s; the bound is the %d us slice + %.2f s", o.name, st.sync_max_s,
+                 SLICE_US, MARGIN_S);
+        /* The mean, which a few descheduled threads move little: with the
+         * slice about 1 ms here; without it (PCCL_SLICE_US=0) 15, 240 and
+         * 348 ms in three runs, the longest 66-362 ms. */
+        double mean = st.sync_sum_s / (double)(st.syncs ? st.syncs : 1);
+        PT_CHECK(mean < SLICE_US * 1e-6 + MEAN_MARGIN_S, "%s: the synchronizations took %.1f ms on average; the "
+                 "bound is the %d us slice + %.0f ms", o.name, mean * 1e3, SLICE_US, MEAN_MARGIN_S * 1e3);
+        printf("\n    %d ranks, %.2f s: at least %llu synchronizations per rank, mean %.2f ms, the longest %.1f ms ",
+               o.G, st.seconds, (unsigned long long)st.syncs_min, st.sync_sum_s / (double)st.syncs * 1e3,
+               st.sync_max_s * 1e3);
+    }
+    pt_end();
+}
+
+/* PCCL_SLICE_EARLY_US: a block with nothing to run ends its launch up to
+ * that long before the slice's end.  With it as long as the slice, every
+ * idle moment after progress ends the launch: invocations 300 us apart
+ * (shorter than PCCL_QUIT_US, 2 ms here) then end about one launch each,
+ * where the slice alone ends one per 2 ms.  Exact results throughout. */
+static void test_early_cut(void)
+{
+    pt_begin("slice early: an idle block ends the launch before the deadline", 120);
+    pcclComm_t c;
+    pcclConfig_t cfg = pt_config(1, -1);
+    cfg.sliceUs = SLICE_US;
+    cfg.sliceEarlyUs = SLICE_US;
+    if (pt_init(&c, 1, &cfg)) { pt_end(); return; }
+    int id, n = ck_scaled(60, 20), bad = 0;
+    float *send = calloc(1024, sizeof(float)), *recv = calloc(1024, sizeof(float));
+    PT_OK(pcclRegisterAllReduce(c, 1024, pcclFloat, pcclSum, 0, &id));
+    for (int i = 0; i < n; i++) {
+        send[i % 1024] = (float)i;
+        PT_OK(pcclRun(c, id, send, recv, NULL, NULL));
+        PT_OK(pcclWait(c, id));
+        bad += memcmp(send, recv, 1024 * sizeof(float)) != 0;
+        ck_sleep_us(300);
+    }
+    pcclStats_t st;
+    PT_OK(pcclCommGetStats(c, &st));
+    PT_CHECK(bad == 0, "%d wrong results", bad);
+    PT_CHECK(st.slices >= (uint64_t)n / 2, "%llu of %d invocations ended their launch early (%llu launches)",
+             (unsigned long long)st.slices, n, (unsigned long long)st.launches);
+    printf("\n    %d invocations 300 us apart: %llu launches, %llu ended by the slice (early) ", n,
+           (unsigned long long)st.launches, (unsigned long long)st.slices);
+    pt_destroy(&c, 1);
+    free(send);
+    free(recv);
+    pt_end();
+}
+
 int pt_register_share(void)
 {
     CU_pSuite s = CU_add_suite("share", NULL, NULL);
@@ -157,7 +263,10 @@ int pt_register_share(void)
     if (!CU_add_test(s, "device sync while a thread streams collectives, within the slice",
                      test_devsync_while_streaming) ||
         !CU_add_test(s, "collectives longer than a slice: cut, resumed, exact", test_cut_midway) ||
-        !CU_add_test(s, "chaos, random orders, 50 us slices", test_chaos_slices))
+        !CU_add_test(s, "chaos, random orders, 50 us slices", test_chaos_slices) ||
+        !CU_add_test(s, "random orders while each rank's second thread synchronizes, within the slice",
+                     test_cross_rank) ||
+        !CU_add_test(s, "PCCL_SLICE_EARLY_US: an idle block ends its launch early", test_early_cut))
         return -1;
     return 0;
 }

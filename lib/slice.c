@@ -1,0 +1,142 @@
+/* Where a relaunch after a time slice goes (issue 22's cost): each daemon
+ * block stamps its launch's start, the slice's cut, its first step and its
+ * end on the daemon's clock (scheduler.h; the GPU's globaltimer), and the
+ * poller adds them up here, once per launch end it sees, together with its
+ * own host-clock figures: how long after the end it relaunched, and the
+ * launch call.  The two clocks are never compared with each other.
+ *
+ * A relaunch is measured once its next launch has ended too (its start and
+ * first step are published then), and only when the poller saw every launch
+ * in between: pcclRun may launch a daemon the poller never saw end, and
+ * stamps from two launches apart would make no sense together. */
+#include <string.h>
+
+#include "internal.h"
+
+/* One launch's stamps: the extremes over its blocks. */
+typedef struct {
+    uint64_t begin_min, begin_max, cut_min, pick_min, first_min, end_min, end_max, idle_sum;
+    int nblocks;
+} launch_span;
+
+static uint64_t ld(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+
+static void span_read(pcclComm_t c, launch_span *s)
+{
+    memset(s, 0, sizeof *s);
+    s->begin_min = s->cut_min = s->pick_min = s->first_min = s->end_min = UINT64_MAX;
+    for (int b = 0; b < c->G.k.blocks; b++) {
+        const pccl_blk_stats *t = &c->G.stats[b];
+        uint64_t bg = ld(&t->t_begin), cut = ld(&t->t_cut), pk = ld(&t->t_pick), f = ld(&t->t_first),
+                 e = ld(&t->t_end);
+        if (!bg || !e) continue; /* a block that never ran (cannot happen once launched) */
+        s->nblocks++;
+        if (bg < s->begin_min) s->begin_min = bg;
+        if (bg > s->begin_max) s->begin_max = bg;
+        if (cut && cut < s->cut_min) s->cut_min = cut;
+        if (pk && pk < s->pick_min) s->pick_min = pk;
+        if (f && f < s->first_min) s->first_min = f;
+        if (e < s->end_min) s->end_min = e;
+        if (e > s->end_max) s->end_max = e;
+    }
+    for (int b = 0; b < c->G.k.blocks && s->nblocks; b++) {
+        uint64_t e = ld(&c->G.stats[b].t_end);
+        if (e) s->idle_sum += s->end_max - e;
+    }
+}
+
+/* The slice's end for the launch about to be made.  Aligned, a point of a
+ * grid of the daemon's clock (multiples of the slice): every rank's clock
+ * is the same (the host's on the host backend; the GPUs' globaltimers,
+ * which the driver keeps on the host's time), so ranks streaming together
+ * end their slices together and relaunch in the same few microseconds,
+ * instead of each rank's relaunch stalling its peers at its own moment.
+ * The launch's start on the daemon's clock is predicted from the least
+ * offset seen between a launch call and its first block's start. */
+uint64_t pccl_slice_plan_locked(pcclComm_t c, uint64_t call_ns)
+{
+    pccl_slice_acc *a = &c->slice_acc;
+    uint64_t s = (uint64_t)c->G.k.slice_ns, d = 0;
+    a->call_ns = call_ns;
+    if (s && c->slice_align && a->off_known) {
+        uint64_t begin = call_ns + (uint64_t)a->off;
+        d = (begin / s + 1) * s;
+    }
+    a->deadline = d;
+    pccl_st_rel(&c->G.hdr->deadline, d);
+    if (!s) return UINT64_MAX;
+    return d ? d - (uint64_t)a->off : call_ns + s;
+}
+
+/* Host-clock figures of the relaunch that follows a cut launch. */
+void pccl_slice_on_launch_locked(pcclComm_t c, uint64_t call_ns, uint64_t back_ns)
+{
+    pccl_slice_acc *a = &c->slice_acc;
+    if (a->cut_launch && a->cut_launch + 1 == c->launches) {
+        a->gap_ns = call_ns - (uint64_t)c->quit_seen_ns;
+        a->launch_ns = back_ns - call_ns;
+    }
+}
+
+/* The poller saw launch number c->launches end (mu held). */
+void pccl_slice_on_end_locked(pcclComm_t c)
+{
+    pccl_slice_acc *a = &c->slice_acc;
+    launch_span s;
+    span_read(c, &s);
+    if (!s.nblocks) return;
+    /* The clock offset (with the launch latency), from this launch: the
+     * least seen, drifting up slowly should the clocks drift apart. */
+    int64_t off = (int64_t)(s.begin_min - a->call_ns);
+    if (!a->off_known || off < a->off) a->off = off;
+    else a->off += (off - a->off) / 64;
+    a->off_known = 1;
+    pcclSliceStats_t *o = &a->sum;
+    if (a->cut_launch && a->cut_launch + 1 == c->launches && s.begin_min >= a->prev_end) {
+        /* the relaunch after launch cut_launch, now complete */
+        o->relaunches++;
+        o->lateNs += a->late_ns;
+        o->drainNs += a->drain_ns;
+        o->blockIdleNs += a->block_idle_ns;
+        o->deadNs += s.begin_min - a->prev_end;
+        o->startNs += s.begin_max - s.begin_min;
+        if (s.first_min != UINT64_MAX) {
+            o->refillNs += s.first_min - s.begin_min;
+            if (s.pick_min <= s.first_min) o->pickNs += s.pick_min - s.begin_min;
+        } else {
+            o->noStep++;
+        }
+        o->gapNs += a->gap_ns;
+        o->launchNs += a->launch_ns;
+        o->aligned += (uint64_t)a->on_grid;
+    }
+    a->cut_launch = 0;
+    if (s.cut_min == UINT64_MAX || !pccl_ld_acq32(&c->G.hdr->sliced)) return;
+    /* Cut by its slice while work progressed: the poller relaunches it, at
+     * once if work is outstanding.  With none (the application between
+     * phases) the relaunch waits for the next invocation: not the slice's
+     * cost, not measured. */
+    if (!c->outstanding) return;
+    /* the deadline the first block took (scheduler.h, pccl_begin) */
+    uint64_t due = s.begin_min + (uint64_t)c->G.k.slice_ns;
+    if (a->deadline > s.begin_min && a->deadline < due) due = a->deadline;
+    a->cut_launch = c->launches;
+    a->prev_end = s.end_max;
+    a->late_ns = s.cut_min > due ? s.cut_min - due : 0;
+    a->on_grid = a->deadline && s.cut_min >= a->deadline &&
+                 a->deadline >= s.begin_min + (uint64_t)c->G.k.slice_ns / 2; /* taken (scheduler.h, pccl_begin) */
+    a->drain_ns = s.end_max - s.cut_min;
+    a->block_idle_ns = s.idle_sum / (uint64_t)s.nblocks;
+    a->gap_ns = a->launch_ns = 0;
+}
+
+pcclResult_t pcclCommGetSliceStats(pcclComm_t c, pcclSliceStats_t *s)
+{
+    CHECK_COMM(c, "pcclCommGetSliceStats");
+    if (!s) return pccl_err(c, pcclInvalidArgument, "pcclCommGetSliceStats: stats is NULL");
+    pthread_mutex_lock(&c->mu);
+    *s = c->slice_acc.sum;
+    s->clockOffsetNs = c->slice_acc.off;
+    pthread_mutex_unlock(&c->mu);
+    return pcclSuccess;
+}
