@@ -58,8 +58,7 @@ static void test_drop_then_mixed_batch(void)
     dl_params P = params(&c);
     dl_ref *X = dl_ref_new(&c.layout, &P);
     dl_streams *S = dl_streams_new(dl_rng_type("taus2"), c.layout.ngpus, &P);
-    dl_streams_seed(S, 1, 0);
-    CU_ASSERT(dl_ref_run(X, S) == DL_DEADLOCK);
+    CU_ASSERT(dl_ref_run(X, S, 1, 0) == DL_DEADLOCK);
     CU_ASSERT_EQUAL(X->drops, 1);
     CU_ASSERT_EQUAL(X->steps, 4);
     CU_ASSERT_EQUAL(X->deadlock_event, 9); /* 3 + 2 + 2 + 2 */
@@ -84,8 +83,7 @@ static void test_drops_can_complete(void)
     dl_params P = params(&c);
     dl_ref *X = dl_ref_new(&c.layout, &P);
     dl_streams *S = dl_streams_new(dl_rng_type("taus2"), c.layout.ngpus, &P);
-    dl_streams_seed(S, 1, 0);
-    CU_ASSERT(dl_ref_run(X, S) == DL_COMPLETED);
+    CU_ASSERT(dl_ref_run(X, S, 1, 0) == DL_COMPLETED);
     CU_ASSERT_EQUAL(X->drops, 2);
     CU_ASSERT_EQUAL(X->invocations, 12);
     CU_ASSERT_EQUAL(X->steps, 6);
@@ -222,10 +220,8 @@ static void test_shortcut_equals_full_play(void)
         dl_streams *S = dl_streams_new(dl_rng_type("taus2"), c.layout.ngpus, &P);
         long n = rounds_of(4000), dead = 0, bad = 0;
         for (long r = 0; r < n; r++) {
-            dl_streams_seed(S, 3, r);
-            int a = dl_ref_run(A, S);
-            dl_streams_seed(S, 3, r);
-            int b = dl_ref_run(B, S);
+            int a = dl_ref_run(A, S, 3, r);
+            int b = dl_ref_run(B, S, 3, r);
             dead += a == DL_DEADLOCK;
             bad += a != b || A->steps != B->steps || A->events != B->events ||
                    A->invocations != B->invocations || A->skips != B->skips ||
@@ -233,6 +229,57 @@ static void test_shortcut_equals_full_play(void)
         }
         CU_ASSERT_EQUAL(bad, 0);
         CU_ASSERT(dead > n / 20 && dead < n - n / 20);
+        dl_streams_free(S);
+        dl_ref_free(A);
+        dl_ref_free(B);
+        dl_config_free(&c);
+    }
+}
+
+/* Split play (each component alone, the default with several) gives the
+ * verdict and counts of the whole round in one lockstep, round by round, in
+ * every rule set: 3D layouts whose stages often deadlock at once, so that a
+ * stage played later deadlocks earlier and the round is played again up to
+ * it, and a free layout of uneven components. */
+static void test_split_equals_whole_round(void)
+{
+    static const char *cases[] = {
+        "{\"model\": \"sync\", \"tp\": 2, \"dp\": 3, \"pp\": 4, \"tp_colls\": 20, \"dp_colls\": 60,"
+        " \"disorder\": 3e-2, \"sync\": 5e-2}",
+        "{\"model\": \"single\", \"tp\": 2, \"dp\": 3, \"pp\": 4, \"tp_colls\": 10, \"dp_colls\": 30,"
+        " \"disorder\": 2e-3}",
+        "{\"model\": \"resource\", \"slots\": 2, \"tp\": 2, \"dp\": 2, \"pp\": 4, \"tp_colls\": 20,"
+        " \"dp_colls\": 60, \"disorder\": 1e-2, \"sync\": 2e-2}",
+        "{\"model\": \"sync\", \"gpus\": 9, \"groups\": [{\"members\": [0, 4], \"colls\": 30},"
+        " {\"members\": [4, 8, 2], \"colls\": 10}, {\"members\": [1, 3], \"colls\": 20},"
+        " {\"members\": [3, 5], \"colls\": 40}, {\"members\": [6, 7], \"colls\": 25}],"
+        " \"disorder\": 5e-2, \"sync\": 1e-1}",
+    };
+    for (int k = 0; k < 4; k++) {
+        dl_config c;
+        load(&c, cases[k]);
+        dl_params P = params(&c);
+        dl_ref *A = dl_ref_new(&c.layout, &P), *B = dl_ref_new(&c.layout, &P);
+        CU_ASSERT_FATAL(A->split == 1 && A->ncomps >= 3);
+        B->split = 0; /* the whole round in one lockstep */
+        dl_streams *S = dl_streams_new(dl_rng_type("taus2"), c.layout.ngpus, &P);
+        long n = rounds_of(2000), dead = 0, bad = 0;
+        for (long r = 0; r < n; r++) {
+            int a = dl_ref_run(A, S, 9, r);
+            int b = dl_ref_run(B, S, 9, r);
+            dead += a == DL_DEADLOCK;
+            bad += a != b || A->steps != B->steps || A->events != B->events ||
+                   A->invocations != B->invocations || A->syncs != B->syncs ||
+                   A->skips != B->skips || A->deadlock_event != B->deadlock_event ||
+                   A->drops != B->drops;
+        }
+        CU_ASSERT_EQUAL(bad, 0);
+        CU_ASSERT(dead > n / 20 && dead < n - n / 20);
+        CU_ASSERT(A->replays > n / 100); /* the replay path ran */
+        CU_ASSERT_EQUAL(B->replays, 0);
+        if (getenv("DL_TEST_VERBOSE") || bad || A->replays <= n / 100)
+            fprintf(stderr, "\n  case %d: %ld of %ld rounds differ, %ld deadlocked, %ld replayed\n", k,
+                    bad, n, dead, A->replays);
         dl_streams_free(S);
         dl_ref_free(A);
         dl_ref_free(B);
@@ -251,10 +298,8 @@ static void test_unreachable_limit_is_sync(void)
     dl_streams *S = dl_streams_new(dl_rng_type("taus2"), c.layout.ngpus, &P);
     long n = rounds_of(2000), bad = 0, dead = 0;
     for (long r = 0; r < n; r++) {
-        dl_streams_seed(S, 5, r);
-        int a = dl_ref_run(A, S);
-        dl_streams_seed(S, 5, r);
-        int b = dl_ref_run(B, S);
+        int a = dl_ref_run(A, S, 5, r);
+        int b = dl_ref_run(B, S, 5, r);
         dead += a == DL_DEADLOCK;
         bad += a != b || A->events != B->events;
     }
@@ -266,8 +311,7 @@ static void test_unreachable_limit_is_sync(void)
     dl_ref *C = dl_ref_new(&c.layout, &Q);
     long more = 0;
     for (long r = 0; r < n; r++) {
-        dl_streams_seed(S, 5, r);
-        more += dl_ref_run(C, S) == DL_DEADLOCK;
+        more += dl_ref_run(C, S, 5, r) == DL_DEADLOCK;
     }
     CU_ASSERT(more > dead);
     dl_ref_free(C);
@@ -300,6 +344,7 @@ int dl_register_reference_tests(void)
     if (!s)
         return -1;
     if (!CU_add_test(s, "dropped collective, then a mixed batch", test_drop_then_mixed_batch) ||
+        !CU_add_test(s, "split play = the whole round, round by round", test_split_equals_whole_round) ||
         !CU_add_test(s, "dropped collectives in a completed round", test_drops_can_complete) ||
         !CU_add_test(s, "sync check, event by event", test_sync_check_events) ||
         !CU_add_test(s, "sync rules flag every exact deadlock and more", test_sync_over_approximates) ||
