@@ -134,10 +134,11 @@ int dl_player_round(dl_player *pl, long round, int detail, const dl_sink *sink)
     return from_engine(pl, again);
 }
 
-void dl_player_use_reference(dl_player *pl)
+void dl_player_use_reference(dl_player *pl, int sem)
 {
     if (!pl->ref)
         pl->ref = dl_ref_new(pl->L, &pl->P);
+    dl_ref_set_nodrop(pl->ref, sem == DL_SEM_REFERENCE_NODROP);
 }
 
 void dl_player_finish_plan(dl_player *pl, const dl_sink *sink)

@@ -3,7 +3,8 @@
  * measured).  A round is played in lockstep from the per-GPU streams, as the
  * engine does, but with the reference's state: per GPU the submitted,
  * incomplete parts (its "submitted undone" set) and whether it hangs; per
- * group, in the single-queue rules, the pending batch. */
+ * group, in the single-queue rules, the pending batch.  With several
+ * components each is played alone (reference.h, `split`). */
 #include "reference.h"
 
 #include <limits.h>
@@ -15,7 +16,8 @@
 
 const char *dl_semantics_name(int sem)
 {
-    return sem == DL_SEM_REFERENCE ? "reference" : "exact";
+    return sem == DL_SEM_REFERENCE ? "reference" : sem == DL_SEM_REFERENCE_NODROP ? "reference-nodrop"
+                                                                                  : "exact";
 }
 
 int dl_semantics_parse(const char *s)
@@ -24,7 +26,14 @@ int dl_semantics_parse(const char *s)
         return DL_SEM_EXACT;
     if (!strcmp(s, "reference"))
         return DL_SEM_REFERENCE;
+    if (!strcmp(s, "reference-nodrop"))
+        return DL_SEM_REFERENCE_NODROP;
     return -1;
+}
+
+int dl_semantics_is_reference(int sem)
+{
+    return sem == DL_SEM_REFERENCE || sem == DL_SEM_REFERENCE_NODROP;
 }
 
 /* GPUs linked by shared groups (union-find), numbered 0..ncomps-1. */
@@ -140,11 +149,19 @@ dl_ref *dl_ref_new(const dl_layout *L, const dl_params *P)
     for (int g = 0; g < L->ngroups; g++)
         X->node_off[g + 1] = X->node_off[g] + L->groups[g].n;
     X->in_batch = dl_xcalloc((size_t)X->node_off[L->ngroups], 1);
+    X->nsubmit = dl_xcalloc((size_t)X->node_off[L->ngroups], sizeof(int));
+    X->seq_len = dl_xcalloc((size_t)L->ngroups, sizeof(int));
+    X->seq = dl_xmalloc((size_t)L->ncolls * sizeof(int));
     build_components(X);
     build_gpu_groups(X);
     X->comp_live = dl_xcalloc((size_t)X->ncomps, 1);
     X->aligned = is_aligned(L);
     return X;
+}
+
+void dl_ref_set_nodrop(dl_ref *X, int nodrop)
+{
+    X->nodrop = nodrop;
 }
 
 void dl_ref_free(dl_ref *X)
@@ -168,6 +185,9 @@ void dl_ref_free(dl_ref *X)
     free(X->batch_n);
     free(X->node_off);
     free(X->in_batch);
+    free(X->nsubmit);
+    free(X->seq_len);
+    free(X->seq);
     free(X->comp_live);
     free(X->comp_off);
     free(X->comp_gpus);
@@ -215,6 +235,8 @@ static void reset(dl_ref *X)
     if (X->single) {
         memset(X->batch_n, 0, (size_t)L->ngroups * sizeof(int));
         memset(X->in_batch, 0, (size_t)X->node_off[L->ngroups]);
+        memset(X->nsubmit, 0, (size_t)X->node_off[L->ngroups] * sizeof(int));
+        memset(X->seq_len, 0, (size_t)L->ngroups * sizeof(int));
     } else {
         memset(X->submitted, 0, (size_t)L->nparts);
         for (int c = 0; c < L->ncolls; c++)
@@ -227,10 +249,24 @@ static void reset(dl_ref *X)
 
 /* ---- single-queue rules: one pending batch per group ---- */
 
+/* The nodrop ablation: this member's k-th submission to the group meets
+ * the k-th of the others; the first to get there records it. */
+static int nodrop_submit(dl_ref *X, int g, int node, int coll)
+{
+    int k = X->nsubmit[node]++, *seq = X->seq + X->L->groups[g].first_coll;
+    if (k == X->seq_len[g]) {
+        seq[X->seq_len[g]++] = coll;
+        return DL_RUNNING;
+    }
+    return seq[k] == coll ? DL_RUNNING : DL_DEADLOCK;
+}
+
 static int single_submit(dl_ref *X, dl_plan_entry e)
 {
     const dl_layout *L = X->L;
     int g = L->coll_group[e.coll], node = X->node_off[g] + e.member;
+    if (X->nodrop)
+        return nodrop_submit(X, g, node, e.coll);
     if (X->in_batch[node]) { /* already pending in this group: dropped */
         X->drops++;
         return DL_RUNNING;

@@ -36,15 +36,23 @@
 #include "engine.h"
 #include "streams.h"
 
-enum { DL_SEM_EXACT = 0, DL_SEM_REFERENCE = 1 };
+/* DL_SEM_REFERENCE_NODROP: an ablation, not the authors' code: their
+ * single-queue rules with the drop switched off.  A GPU already in a
+ * group's batch submits anyway, so batches queue up, and the check compares
+ * each member's k-th submission to the group with every other member's
+ * k-th: the per-group check alone.  The sync and resource rules are those
+ * of DL_SEM_REFERENCE (they drop nothing). */
+enum { DL_SEM_EXACT = 0, DL_SEM_REFERENCE = 1, DL_SEM_REFERENCE_NODROP = 2 };
 
 const char *dl_semantics_name(int sem);
 int dl_semantics_parse(const char *s); /* -1 if unknown */
+int dl_semantics_is_reference(int sem); /* either reference variant */
 
 typedef struct dl_ref {
     const dl_layout *L;
     dl_params P;
     int single; /* the single-queue rules (slots == 1, no syncs) */
+    int nodrop; /* DL_SEM_REFERENCE_NODROP: no drops, k-th submissions compared */
 
     /* per GPU */
     dl_plan_entry *rem;          /* remaining lists, like the engine's */
@@ -66,6 +74,9 @@ typedef struct dl_ref {
     int *batch_coll, *batch_n;
     uint8_t *in_batch; /* [nparts of group members]: by node = node_off[g] + member */
     int *node_off;
+    int *nsubmit;  /* nodrop: [node] submissions so far by this member to its group */
+    int *seq_len;  /* nodrop: [group] k-th submissions recorded so far */
+    int *seq;      /* nodrop: [ncolls] group g's k-th submission at seq[first_coll + k] */
 
     /* components whose GPUs never skip in this round follow the planned,
      * aligned orders and cannot trip the single-queue check: not run */
@@ -89,6 +100,8 @@ typedef struct dl_ref {
 } dl_ref;
 
 dl_ref *dl_ref_new(const dl_layout *L, const dl_params *P);
+/* The nodrop ablation (DL_SEM_REFERENCE_NODROP) from the next round on. */
+void dl_ref_set_nodrop(dl_ref *X, int nodrop);
 void dl_ref_free(dl_ref *X);
 
 /* Plays round `round` of a study seeded with `seed` from the streams S

@@ -115,7 +115,13 @@ expect "run --semantics reference named" 0 "semantics reference" -- "$dlsim" run
 expect "reference: dropped collectives flag every round" 0 '"deadlocks": 200, "ratio": 1' -- "$dlsim" run $uneven --rounds 200 --disorder 0 --json --semantics reference
 expect "exact: the same rounds complete" 0 '"deadlocks": 0, "ratio": 0' -- "$dlsim" run $uneven --rounds 200 --disorder 0 --json
 expect "--json names the semantics" 0 '"semantics": "exact"}' -- "$dlsim" run $small --rounds 20 --json
-expect "--semantics: unknown" 2 "--semantics: unknown semantics 'paper' \(exact, reference\)" -- "$dlsim" run $small --semantics paper
+expect "--semantics: unknown" 2 "--semantics: unknown semantics 'paper' \(exact, reference, reference-nodrop\)" -- "$dlsim" run $small --semantics paper
+# reference-nodrop: the same rules with the drop switched off; the uneven layout's
+# consistent orders then agree in every group: no round flagged
+expect "reference-nodrop: no drop, no flag" 0 '"deadlocks": 0, "ratio": 0' -- "$dlsim" run $uneven --rounds 200 --disorder 0 --json --semantics reference-nodrop
+expect "reference-nodrop named" 0 '"semantics": "reference-nodrop"' -- "$dlsim" run $uneven --rounds 20 --json --semantics reference-nodrop
+expect "reference-nodrop + --verify refused" 2 "--verify checks the exact semantics" -- "$dlsim" run $small --rounds 20 --verify --semantics reference-nodrop
+expect "gen refuses reference-nodrop" 2 "only 'run' takes it" -- "$dlsim" gen $small --round 0 --semantics reference-nodrop
 expect "reference + --verify refused" 2 "--verify checks the exact semantics" -- "$dlsim" run $small --rounds 20 --verify --semantics reference
 expect "reference + --exact-stream refused" 2 "default stream only" -- "$dlsim" run $small --rounds 20 --exact-stream --semantics reference
 expect "reference + --matching order refused" 2 "drop --matching order" -- "$dlsim" run $small --rounds 20 --semantics reference --matching order

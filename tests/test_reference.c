@@ -14,7 +14,10 @@
  *     rules still flag rounds that the exact semantics completes;
  *  3. the shortcut that leaves out skip-free components of aligned layouts
  *     gives the verdict and counts of playing every GPU, round by round;
- *  4. a resource limit that no GPU can reach is the plain sync rules. */
+ *  4. a resource limit that no GPU can reach is the plain sync rules;
+ *  5. split play (each component alone) = the whole round in one lockstep;
+ *  6. the nodrop ablation flags only same-group inversions, which the exact
+ *     single queue deadlocks on too. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -136,7 +139,7 @@ static both play_both(const dl_config *c, long rounds)
     dl_params P = params(c);
     dl_player *pe = dl_player_new(&c->layout, &P, dl_rng_type("taus2"), 7, 0);
     dl_player *pr = dl_player_new(&c->layout, &P, dl_rng_type("taus2"), 7, 0);
-    dl_player_use_reference(pr);
+    dl_player_use_reference(pr, DL_SEM_REFERENCE);
     both b = {0};
     for (long r = 0; r < rounds; r++) {
         int de = dl_player_round(pe, r, 0, NULL) == DL_DEADLOCK;
@@ -287,6 +290,66 @@ static void test_split_equals_whole_round(void)
     }
 }
 
+/* The nodrop ablation on the hand-worked round above: nothing is dropped,
+ * group A's members submit a0..a3 in the same order, and the round
+ * completes. */
+static void test_nodrop_completes_hand_round(void)
+{
+    dl_config c;
+    load(&c, "{\"model\": \"single\", \"gpus\": 3, \"groups\": [{\"members\": [0, 1], \"colls\": 4},"
+             " {\"members\": [1, 2], \"colls\": 1}], \"disorder\": 0}");
+    dl_params P = params(&c);
+    dl_ref *X = dl_ref_new(&c.layout, &P);
+    dl_streams *S = dl_streams_new(dl_rng_type("taus2"), c.layout.ngpus, &P);
+    CU_ASSERT(dl_ref_run(X, S, 1, 0) == DL_DEADLOCK); /* with drops */
+    dl_ref_set_nodrop(X, 1);
+    CU_ASSERT(dl_ref_run(X, S, 1, 0) == DL_COMPLETED);
+    CU_ASSERT_EQUAL(X->drops, 0);
+    CU_ASSERT_EQUAL(X->invocations, 10); /* 4 + 5 + 1 */
+    /* by hand: GPU 1's k-th and GPU 0's k-th submission to A disagree */
+    dl_ref_begin(X);
+    CU_ASSERT(dl_ref_apply(X, 0, 1) == DL_RUNNING); /* GPU 0: a1 first */
+    CU_ASSERT(dl_ref_apply(X, 1, 0) == DL_DEADLOCK); /* GPU 1: a0 as its first */
+    dl_streams_free(S);
+    dl_ref_free(X);
+    dl_config_free(&c);
+}
+
+/* Without drops the single-queue rules flag a round only for two members
+ * whose k-th submissions to a group differ: a same-group inversion, which
+ * the exact single queue deadlocks on too (each waits for the other's
+ * earlier part).  So on the same streams every flagged round deadlocks in
+ * the exact semantics, and the exact semantics deadlocks more on a free
+ * layout, where a cycle can run through several groups. */
+static void test_nodrop_within_exact(void)
+{
+    dl_config c;
+    load(&c, "{\"model\": \"single\", \"gpus\": 8, \"groups\": [{\"members\": [0, 1, 2], \"colls\": 20},"
+             " {\"members\": [2, 3, 4], \"colls\": 40}, {\"members\": [4, 5, 6], \"colls\": 20},"
+             " {\"members\": [6, 7, 0], \"colls\": 40}, {\"members\": [1, 3, 5, 7], \"colls\": 20}],"
+             " \"disorder\": 1e-2}");
+    dl_params P = params(&c);
+    dl_player *pe = dl_player_new(&c.layout, &P, dl_rng_type("taus2"), 7, 0);
+    dl_player *pn = dl_player_new(&c.layout, &P, dl_rng_type("taus2"), 7, 0);
+    dl_player_use_reference(pn, DL_SEM_REFERENCE_NODROP);
+    long n = rounds_of(4000), exact = 0, nodrop = 0, outside = 0;
+    for (long r = 0; r < n; r++) {
+        int de = dl_player_round(pe, r, 0, NULL) == DL_DEADLOCK;
+        int dn = dl_player_round(pn, r, 0, NULL) == DL_DEADLOCK;
+        exact += de;
+        nodrop += dn;
+        outside += dn && !de;
+    }
+    CU_ASSERT_EQUAL(outside, 0);
+    CU_ASSERT(nodrop > n / 20);
+    CU_ASSERT(exact > nodrop + n / 100);
+    if (getenv("DL_TEST_VERBOSE"))
+        fprintf(stderr, "\n  nodrop %ld, exact %ld of %ld\n", nodrop, exact, n);
+    dl_player_free(pe);
+    dl_player_free(pn);
+    dl_config_free(&c);
+}
+
 static void test_unreachable_limit_is_sync(void)
 {
     dl_config c;
@@ -335,7 +398,7 @@ static void test_config_key(void)
     CU_ASSERT(dl_config_parse(&c, "{\"model\": \"sync\", \"tp\": 2, \"dp\": 2, \"pp\": 1, \"tp_colls\": 2,"
                                   " \"dp_colls\": 2, \"semantics\": \"paper\"}",
                               "x.json", err, sizeof err) < 0);
-    CU_ASSERT_STRING_EQUAL(err, "x.json: key 'semantics': unknown semantics 'paper' (known: exact, reference)");
+    CU_ASSERT_STRING_EQUAL(err, "x.json: key 'semantics': unknown semantics 'paper' (known: exact, reference, reference-nodrop)");
 }
 
 int dl_register_reference_tests(void)
@@ -344,13 +407,15 @@ int dl_register_reference_tests(void)
     if (!s)
         return -1;
     if (!CU_add_test(s, "dropped collective, then a mixed batch", test_drop_then_mixed_batch) ||
-        !CU_add_test(s, "split play = the whole round, round by round", test_split_equals_whole_round) ||
         !CU_add_test(s, "dropped collectives in a completed round", test_drops_can_complete) ||
         !CU_add_test(s, "sync check, event by event", test_sync_check_events) ||
         !CU_add_test(s, "sync rules flag every exact deadlock and more", test_sync_over_approximates) ||
         !CU_add_test(s, "sync rules flag rounds without disorder", test_sync_false_positives_without_disorder) ||
         !CU_add_test(s, "uneven free layout flagged in every round", test_single_uneven_always_flagged) ||
         !CU_add_test(s, "skip-free components left out = every GPU played", test_shortcut_equals_full_play) ||
+        !CU_add_test(s, "split play = the whole round, round by round", test_split_equals_whole_round) ||
+        !CU_add_test(s, "nodrop ablation: hand-worked round", test_nodrop_completes_hand_round) ||
+        !CU_add_test(s, "nodrop ablation flags exact deadlocks only", test_nodrop_within_exact) ||
         !CU_add_test(s, "unreachable resource limit = sync rules", test_unreachable_limit_is_sync) ||
         !CU_add_test(s, "config key semantics", test_config_key))
         return -1;
