@@ -432,7 +432,8 @@ static int parse_options(dl_config *c, json_t *root, const parser *p)
         if (as_str(p, "semantics", v, &s))
             return -1;
         if ((c->semantics = dl_semantics_parse(s)) < 0)
-            return bad(p, "semantics", "unknown semantics '%s' (known: exact, reference)", s);
+            return bad(p, "semantics", "unknown semantics '%s' (known: exact, reference, reference-nodrop)",
+                       s);
     }
     c->matching = DL_MATCH_IDENTITY;
     if ((v = json_object_get(root, "matching"))) {

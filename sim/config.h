@@ -25,7 +25,7 @@ typedef struct dl_config {
     int order;              /* enum dl_order */
     char rng[32];           /* GSL generator name */
     int exact_stream;       /* 1: the plain stream (one draw per action and candidate) */
-    int semantics;          /* DL_SEM_EXACT or DL_SEM_REFERENCE (reference.h) */
+    int semantics;          /* DL_SEM_EXACT, DL_SEM_REFERENCE[_NODROP] (reference.h) */
     int matching;           /* DL_MATCH_IDENTITY or DL_MATCH_ORDER (matching.h) */
     dl_matching match;      /* under order: one communicator per group (dl_config_matching) */
     char grouping[16];      /* "3d" or "free" (for reports) */

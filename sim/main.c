@@ -64,7 +64,10 @@ static const char usage_overrides[] =
     "                    syncs and skips, the same distribution, much faster\n"
     "  --semantics S     exact (default) | reference: decide rounds by the rules of the\n"
     "                    authors' public simulator (config: semantics; run only, default\n"
-    "                    stream, no --verify; docs/semantics.md \"Reference semantics\")\n";
+    "                    stream, no --verify; docs/semantics.md \"Reference semantics\")\n"
+    "                    | reference-nodrop: an ablation, those rules with the single-queue\n"
+    "                    drop switched off (each group compares its members' k-th\n"
+    "                    submissions)\n";
 
 static const char usage_run[] =
     "usage: dlsim run CONFIG [options]\n"
@@ -275,7 +278,8 @@ static int apply_overrides(dl_config *c, const overrides *o)
     if (o->semantics) {
         int sem = dl_semantics_parse(o->semantics);
         if (sem < 0)
-            return usage_error("--semantics: unknown semantics '%s' (exact, reference)", o->semantics);
+            return usage_error("--semantics: unknown semantics '%s' (exact, reference, reference-nodrop)",
+                               o->semantics);
         c->semantics = sem;
     }
     if (o->rng) {
@@ -313,7 +317,7 @@ static int apply_overrides(dl_config *c, const overrides *o)
             return usage_error("--order: %s", err);
     }
     /* the reference's rules have no notion of calls matched by order */
-    if (c->semantics == DL_SEM_REFERENCE && c->matching == DL_MATCH_ORDER)
+    if (dl_semantics_is_reference(c->semantics) && c->matching == DL_MATCH_ORDER)
         return usage_error("semantics reference decides by the authors' rules, which match calls by identity: "
                            "drop --matching order (or matching: \"order\")");
     return 0;
@@ -380,9 +384,10 @@ static void describe(FILE *f, const dl_config *c)
         snprintf(slots, sizeof slots, "%d", c->slots);
     else
         snprintf(slots, sizeof slots, "unlimited");
-    fprintf(f, "  disorder %g, sync %g, slots %s, seed %lu, rng %s, stream %s%s%s\n", c->disorder,
+    fprintf(f, "  disorder %g, sync %g, slots %s, seed %lu, rng %s, stream %s%s%s%s\n", c->disorder,
             c->model->syncs ? c->sync : 0.0, slots, c->seed, c->rng, stream_name(c),
-            c->semantics == DL_SEM_REFERENCE ? ", semantics reference" : "",
+            c->semantics != DL_SEM_EXACT ? ", semantics " : "",
+            c->semantics != DL_SEM_EXACT ? dl_semantics_name(c->semantics) : "",
             c->matching == DL_MATCH_ORDER ? ", matching order (one communicator per group)" : "");
 }
 

@@ -37,8 +37,8 @@ static void *work(void *arg)
     dl_player *pl = dl_player_new(S->L, &S->P, w->type, S->seed, S->exact_stream);
     if (S->verify)
         pl->R->verify = verify_event;
-    if (S->semantics == DL_SEM_REFERENCE)
-        dl_player_use_reference(pl);
+    if (dl_semantics_is_reference(S->semantics))
+        dl_player_use_reference(pl, S->semantics);
     /* Per-round steps and the verify hook need the lockstep engine on every
      * round; otherwise the player may decide a round without it (play.h). */
     const int detail = S->verify || S->keep_rounds || S->engine_only;
@@ -110,7 +110,7 @@ int dl_study_run(dl_study *S, char *err, size_t errlen)
     const gsl_rng_type *type = dl_rng_type(S->rng ? S->rng : "taus2");
     if (!type)
         return dl_fail(err, errlen, "unknown GSL generator '%s'", S->rng);
-    if (S->semantics == DL_SEM_REFERENCE && (S->exact_stream || S->verify || S->engine_only))
+    if (dl_semantics_is_reference(S->semantics) && (S->exact_stream || S->verify || S->engine_only))
         return dl_fail(err, errlen, "semantics reference: %s",
                        S->verify ? "--verify checks the exact semantics' detector; drop one of them"
                                  : "the reference rules run on the default stream only "

@@ -36,7 +36,7 @@ typedef struct dl_study {
     int keep_rounds;  /* fill per_round */
     int exact_stream; /* the plain stream: one uniform draw per action and candidate */
     int engine_only;  /* every round in the lockstep engine (tests: no schedule-free shortcut) */
-    int semantics;    /* DL_SEM_EXACT or DL_SEM_REFERENCE (reference.h): whose rules decide */
+    int semantics;    /* DL_SEM_EXACT, DL_SEM_REFERENCE[_NODROP] (reference.h): whose rules decide */
     long first, count; /* this process's share: rounds [first, first + count); count 0 = all */
 
     /* outputs, over the share */

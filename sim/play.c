@@ -58,10 +58,10 @@ static int from_engine(dl_player *pl, int st)
 
 /* The reference's rules decide (reference.h); its own counts, no engine
  * state (the caller refuses per-event detail in this semantics). */
-static int from_reference(dl_player *pl)
+static int from_reference(dl_player *pl, long round)
 {
     const dl_ref *X = pl->ref;
-    pl->status = dl_ref_run(pl->ref, pl->S);
+    pl->status = dl_ref_run(pl->ref, pl->S, pl->seed, round);
     pl->engine_state = 0;
     pl->steps = X->steps;
     pl->events = X->events;
@@ -79,9 +79,9 @@ int dl_player_round(dl_player *pl, long round, int detail, const dl_sink *sink)
         dl_rng_seed_round(pl->rng, pl->seed, round);
         return from_engine(pl, dl_round_run(pl->R, pl->rng, sink));
     }
-    dl_streams_seed(pl->S, pl->seed, round);
     if (pl->ref)
-        return from_reference(pl);
+        return from_reference(pl, round); /* it seeds the streams */
+    dl_streams_seed(pl->S, pl->seed, round);
     if (!pl->F || detail || sink)
         return from_engine(pl, dl_round_run_streams(pl->R, pl->S, sink));
 
@@ -134,10 +134,11 @@ int dl_player_round(dl_player *pl, long round, int detail, const dl_sink *sink)
     return from_engine(pl, again);
 }
 
-void dl_player_use_reference(dl_player *pl)
+void dl_player_use_reference(dl_player *pl, int sem)
 {
     if (!pl->ref)
         pl->ref = dl_ref_new(pl->L, &pl->P);
+    dl_ref_set_nodrop(pl->ref, sem == DL_SEM_REFERENCE_NODROP);
 }
 
 void dl_player_finish_plan(dl_player *pl, const dl_sink *sink)

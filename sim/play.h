@@ -65,7 +65,7 @@ int dl_player_round(dl_player *pl, long round, int detail, const dl_sink *sink);
  * (--semantics reference, reference.h), from the default stream, with the
  * counts of that round and no engine state (detail and sink are ignored:
  * callers that need them refuse this semantics).  Not for the exact stream. */
-void dl_player_use_reference(dl_player *pl);
+void dl_player_use_reference(dl_player *pl, int sem); /* DL_SEM_REFERENCE[_NODROP] */
 
 /* After dl_player_round(pl, r, 1, sink) returned DL_DEADLOCK: the rest of
  * every GPU's plan in the same stream (dl_round_finish_plan), to sink. */

@@ -3,9 +3,11 @@
  * measured).  A round is played in lockstep from the per-GPU streams, as the
  * engine does, but with the reference's state: per GPU the submitted,
  * incomplete parts (its "submitted undone" set) and whether it hangs; per
- * group, in the single-queue rules, the pending batch. */
+ * group, in the single-queue rules, the pending batch.  With several
+ * components each is played alone (reference.h, `split`). */
 #include "reference.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +16,8 @@
 
 const char *dl_semantics_name(int sem)
 {
-    return sem == DL_SEM_REFERENCE ? "reference" : "exact";
+    return sem == DL_SEM_REFERENCE ? "reference" : sem == DL_SEM_REFERENCE_NODROP ? "reference-nodrop"
+                                                                                  : "exact";
 }
 
 int dl_semantics_parse(const char *s)
@@ -23,7 +26,14 @@ int dl_semantics_parse(const char *s)
         return DL_SEM_EXACT;
     if (!strcmp(s, "reference"))
         return DL_SEM_REFERENCE;
+    if (!strcmp(s, "reference-nodrop"))
+        return DL_SEM_REFERENCE_NODROP;
     return -1;
+}
+
+int dl_semantics_is_reference(int sem)
+{
+    return sem == DL_SEM_REFERENCE || sem == DL_SEM_REFERENCE_NODROP;
 }
 
 /* GPUs linked by shared groups (union-find), numbered 0..ncomps-1. */
@@ -55,6 +65,21 @@ static void build_components(dl_ref *X)
     }
     free(id);
     free(up);
+    /* each component's GPUs, ascending */
+    X->comp_off = dl_xcalloc((size_t)X->ncomps + 1, sizeof(int));
+    X->comp_gpus = dl_xmalloc((size_t)L->ngpus * sizeof(int));
+    X->all_gpus = dl_xmalloc((size_t)L->ngpus * sizeof(int));
+    for (int i = 0; i < L->ngpus; i++) {
+        X->comp_off[X->comp[i] + 1]++;
+        X->all_gpus[i] = i;
+    }
+    for (int c = 0; c < X->ncomps; c++)
+        X->comp_off[c + 1] += X->comp_off[c];
+    int *fill = dl_xcalloc((size_t)X->ncomps, sizeof(int));
+    for (int i = 0; i < L->ngpus; i++)
+        X->comp_gpus[X->comp_off[X->comp[i]] + fill[X->comp[i]]++] = i;
+    free(fill);
+    X->split = X->ncomps > 1;
 }
 
 /* Each GPU's groups. */
@@ -124,11 +149,19 @@ dl_ref *dl_ref_new(const dl_layout *L, const dl_params *P)
     for (int g = 0; g < L->ngroups; g++)
         X->node_off[g + 1] = X->node_off[g] + L->groups[g].n;
     X->in_batch = dl_xcalloc((size_t)X->node_off[L->ngroups], 1);
+    X->nsubmit = dl_xcalloc((size_t)X->node_off[L->ngroups], sizeof(int));
+    X->seq_len = dl_xcalloc((size_t)L->ngroups, sizeof(int));
+    X->seq = dl_xmalloc((size_t)L->ncolls * sizeof(int));
     build_components(X);
     build_gpu_groups(X);
     X->comp_live = dl_xcalloc((size_t)X->ncomps, 1);
     X->aligned = is_aligned(L);
     return X;
+}
+
+void dl_ref_set_nodrop(dl_ref *X, int nodrop)
+{
+    X->nodrop = nodrop;
 }
 
 void dl_ref_free(dl_ref *X)
@@ -152,7 +185,13 @@ void dl_ref_free(dl_ref *X)
     free(X->batch_n);
     free(X->node_off);
     free(X->in_batch);
+    free(X->nsubmit);
+    free(X->seq_len);
+    free(X->seq);
     free(X->comp_live);
+    free(X->comp_off);
+    free(X->comp_gpus);
+    free(X->all_gpus);
     free(X->ggroup_off);
     free(X->ggroup);
     free(X);
@@ -196,6 +235,8 @@ static void reset(dl_ref *X)
     if (X->single) {
         memset(X->batch_n, 0, (size_t)L->ngroups * sizeof(int));
         memset(X->in_batch, 0, (size_t)X->node_off[L->ngroups]);
+        memset(X->nsubmit, 0, (size_t)X->node_off[L->ngroups] * sizeof(int));
+        memset(X->seq_len, 0, (size_t)L->ngroups * sizeof(int));
     } else {
         memset(X->submitted, 0, (size_t)L->nparts);
         for (int c = 0; c < L->ncolls; c++)
@@ -208,10 +249,24 @@ static void reset(dl_ref *X)
 
 /* ---- single-queue rules: one pending batch per group ---- */
 
+/* The nodrop ablation: this member's k-th submission to the group meets
+ * the k-th of the others; the first to get there records it. */
+static int nodrop_submit(dl_ref *X, int g, int node, int coll)
+{
+    int k = X->nsubmit[node]++, *seq = X->seq + X->L->groups[g].first_coll;
+    if (k == X->seq_len[g]) {
+        seq[X->seq_len[g]++] = coll;
+        return DL_RUNNING;
+    }
+    return seq[k] == coll ? DL_RUNNING : DL_DEADLOCK;
+}
+
 static int single_submit(dl_ref *X, dl_plan_entry e)
 {
     const dl_layout *L = X->L;
     int g = L->coll_group[e.coll], node = X->node_off[g] + e.member;
+    if (X->nodrop)
+        return nodrop_submit(X, g, node, e.coll);
     if (X->in_batch[node]) { /* already pending in this group: dropped */
         X->drops++;
         return DL_RUNNING;
@@ -336,6 +391,15 @@ static int sync_at(dl_ref *X, int gpu)
 
 /* ---- the lockstep round ---- */
 
+/* At thousands of GPUs a round's state is far larger than the cache, and
+ * each GPU walks its own list, so reading its next entry would nearly always
+ * wait for memory: fetch the list DL_REF_AHEAD entries ahead.  Measured on
+ * Table 1 row 9 (3072 GPUs, sync rules): 1.5 times as many rounds per
+ * second (results/README.md, "Both semantics"). */
+#ifndef DL_REF_AHEAD
+#define DL_REF_AHEAD 64
+#endif
+
 int dl_ref_apply(dl_ref *X, int i, int k)
 {
     X->events++;
@@ -347,6 +411,7 @@ int dl_ref_apply(dl_ref *X, int i, int k)
     X->invocations++;
     dl_plan_entry *base = X->rem + X->L->plan_off[i] + X->rem_head[i];
     dl_plan_entry e = base[k];
+    __builtin_prefetch(base + DL_REF_AHEAD);
     if (k > 0)
         memmove(base + 1, base, (size_t)k * sizeof *base);
     X->rem_head[i]++;
@@ -381,33 +446,56 @@ void dl_ref_begin(dl_ref *X)
     reset(X);
 }
 
-int dl_ref_run(dl_ref *X, dl_streams *S)
+/* A point of the lockstep order: step, then GPU id. */
+static int before(long s1, int g1, long s2, int g2)
 {
-    const dl_layout *L = X->L;
-    choose_active(X, S);
-    reset(X);
-    for (long step = 0;; step++) {
-        int acted = 0, pending = 0;
-        for (int i = 0; i < L->ngpus; i++) {
+    return s1 < s2 || (s1 == s2 && g1 < g2);
+}
+
+/* One lockstep run. */
+typedef struct play_end {
+    int status;       /* DL_DEADLOCK, DL_COMPLETED, or DL_RUNNING: reached the stop */
+    long step;        /* deadlock: its step; completed: the first step with no work left */
+    int gpu;          /* deadlock: its GPU */
+    long last_step;   /* the last action taken (-1: none) */
+    int last_gpu;
+} play_end;
+
+/* Lockstep over the GPUs gpus[0..n) (ascending ids) from step 0, exactly as
+ * the whole round plays them, taking no action after (stop_step, stop_gpu). */
+static play_end play(dl_ref *X, dl_streams *S, const int *gpus, int n, long stop_step,
+                     int stop_gpu)
+{
+    play_end e = {DL_RUNNING, 0, -1, -1, -1};
+    for (long step = 0; step <= stop_step; step++) {
+        int acted = 0, pending = 0, cut = 0;
+        for (int k = 0; k < n; k++) {
+            int i = gpus[k];
+            if (step == stop_step && i > stop_gpu) {
+                cut = 1;
+                break;
+            }
             if (!X->active[i] || X->rem_len[i] == 0)
                 continue;
             pending = 1;
             if (X->hung[i])
                 continue;
             acted = 1;
+            e.last_step = step;
+            e.last_gpu = i;
             if (dl_ref_apply(X, i, dl_streams_action(S, i, X->rem_len[i])) == DL_DEADLOCK) {
-                X->status = DL_DEADLOCK;
-                X->steps = step + 1;
-                count_idle(X, step, i);
-                X->deadlock_event = X->events; /* idle GPUs' actions before it included */
-                return DL_DEADLOCK;
+                e.status = DL_DEADLOCK;
+                e.step = step;
+                e.gpu = i;
+                return e;
             }
         }
+        if (cut)
+            break;
         if (!pending) {
-            X->status = DL_COMPLETED;
-            X->steps = step;
-            count_idle(X, -1, -1);
-            return DL_COMPLETED;
+            e.status = DL_COMPLETED;
+            e.step = step;
+            return e;
         }
         if (!acted) {
             /* every GPU left hangs, yet the check found no deadlock: a cycle
@@ -417,4 +505,76 @@ int dl_ref_run(dl_ref *X, dl_streams *S)
             abort();
         }
     }
+    return e;
+}
+
+/* Plays the round's units (split: each live component alone; else all GPUs
+ * at once) up to (stop_step, stop_gpu), each deadlock found lowering the
+ * stop for the units after it.  The outcome: DL_DEADLOCK at the earliest
+ * deadlock, or DL_COMPLETED at the last unit's end; last_*: the latest
+ * action any unit took, which is after the deadlock when a unit played
+ * before the deadlocking one went past it (its counts are then too high). */
+static play_end play_units(dl_ref *X, dl_streams *S, long stop_step, int stop_gpu)
+{
+    play_end out = {DL_COMPLETED, 0, -1, -1, -1};
+    int units = X->split ? X->ncomps : 1;
+    for (int u = 0; u < units; u++) {
+        const int *gpus = X->all_gpus;
+        int n = X->L->ngpus;
+        if (X->split) {
+            if (!X->comp_live[u])
+                continue;
+            gpus = X->comp_gpus + X->comp_off[u];
+            n = X->comp_off[u + 1] - X->comp_off[u];
+        }
+        X->nhung = 0; /* the check looks at hung GPUs of the same component only */
+        play_end e = play(X, S, gpus, n, stop_step, stop_gpu);
+        if (before(out.last_step, out.last_gpu, e.last_step, e.last_gpu)) {
+            out.last_step = e.last_step;
+            out.last_gpu = e.last_gpu;
+        }
+        if (e.status == DL_DEADLOCK) {
+            out.status = DL_DEADLOCK;
+            out.step = stop_step = e.step;
+            out.gpu = stop_gpu = e.gpu;
+        } else if (e.status == DL_COMPLETED && out.status == DL_COMPLETED && e.step > out.step) {
+            out.step = e.step;
+        }
+    }
+    return out;
+}
+
+int dl_ref_run(dl_ref *X, dl_streams *S, unsigned long seed, long round)
+{
+    dl_streams_seed(S, seed, round);
+    choose_active(X, S);
+    reset(X);
+    play_end e = play_units(X, S, LONG_MAX, 0);
+    if (e.status == DL_DEADLOCK && before(e.step, e.gpu, e.last_step, e.last_gpu)) {
+        /* a component played earlier went past the deadlock: replay the
+         * round up to it for the counts of the whole round */
+        long step = e.step;
+        int gpu = e.gpu;
+        X->replays++;
+        dl_streams_seed(S, seed, round);
+        reset(X);
+        e = play_units(X, S, step, gpu);
+        if (e.status != DL_DEADLOCK || e.step != step || e.gpu != gpu ||
+            before(step, gpu, e.last_step, e.last_gpu)) {
+            fprintf(stderr, "dlsim: internal error: reference semantics: round %ld (seed %lu) "
+                            "deadlocks at step %ld, GPU %d, but not when replayed up to it\n",
+                    round, seed, step, gpu);
+            abort();
+        }
+    }
+    X->status = e.status;
+    if (e.status == DL_DEADLOCK) {
+        X->steps = e.step + 1;
+        count_idle(X, e.step, e.gpu);
+        X->deadlock_event = X->events; /* idle GPUs' actions before it included */
+    } else {
+        X->steps = e.step;
+        count_idle(X, -1, -1);
+    }
+    return e.status;
 }

@@ -115,7 +115,13 @@ expect "run --semantics reference named" 0 "semantics reference" -- "$dlsim" run
 expect "reference: dropped collectives flag every round" 0 '"deadlocks": 200, "ratio": 1' -- "$dlsim" run $uneven --rounds 200 --disorder 0 --json --semantics reference
 expect "exact: the same rounds complete" 0 '"deadlocks": 0, "ratio": 0' -- "$dlsim" run $uneven --rounds 200 --disorder 0 --json
 expect "--json names the semantics" 0 '"semantics": "exact"}' -- "$dlsim" run $small --rounds 20 --json
-expect "--semantics: unknown" 2 "--semantics: unknown semantics 'paper' \(exact, reference\)" -- "$dlsim" run $small --semantics paper
+expect "--semantics: unknown" 2 "--semantics: unknown semantics 'paper' \(exact, reference, reference-nodrop\)" -- "$dlsim" run $small --semantics paper
+# reference-nodrop: the same rules with the drop switched off; the uneven layout's
+# consistent orders then agree in every group: no round flagged
+expect "reference-nodrop: no drop, no flag" 0 '"deadlocks": 0, "ratio": 0' -- "$dlsim" run $uneven --rounds 200 --disorder 0 --json --semantics reference-nodrop
+expect "reference-nodrop named" 0 '"semantics": "reference-nodrop"' -- "$dlsim" run $uneven --rounds 20 --json --semantics reference-nodrop
+expect "reference-nodrop + --verify refused" 2 "--verify checks the exact semantics" -- "$dlsim" run $small --rounds 20 --verify --semantics reference-nodrop
+expect "gen refuses reference-nodrop" 2 "only 'run' takes it" -- "$dlsim" gen $small --round 0 --semantics reference-nodrop
 expect "reference + --verify refused" 2 "--verify checks the exact semantics" -- "$dlsim" run $small --rounds 20 --verify --semantics reference
 expect "reference + --exact-stream refused" 2 "default stream only" -- "$dlsim" run $small --rounds 20 --exact-stream --semantics reference
 expect "reference + --matching order refused" 2 "drop --matching order" -- "$dlsim" run $small --rounds 20 --semantics reference --matching order
@@ -129,6 +135,18 @@ expect "config semantics: not a string" 2 "sem1.json: key 'semantics'" -- "$dlsi
 a1=$("$dlsim" run $fig2 --rounds 300 --threads 1 --json | grep -oE '"deadlocks": [0-9]+, "ratio": [^,]*')
 a2=$("$dlsim" run $fig2 --rounds 300 --threads 1 --json --rounds-csv "$tmp/x.csv" | grep -oE '"deadlocks": [0-9]+, "ratio": [^,]*')
 if [ -n "$a1" ] && [ "$a1" = "$a2" ]; then ok "same result with and without per-round details"; else echo "$a1 / $a2" >"$tmp/err"; bad "same result with and without per-round details"; fi
+
+# the Table 1 scripts (they run build/dlsim): arguments, and one small layout sweep
+expect "table1-layouts --help" 0 "recipe seed" -- scripts/table1-layouts --help
+expect "table1-layouts bad --seeds" 2 "--seeds: A-B, not 'x'" -- scripts/table1-layouts --seeds x
+expect "table1-layouts a 3D row" 2 "row 3 has no recipe" -- scripts/table1-layouts --rows 3 --out "$tmp/tl.csv"
+expect "table1-layouts bad --order" 2 "--order: interleave or sequential" -- scripts/table1-layouts --order random
+expect "table1-layouts two layouts" 0 "wrote $tmp/tl.csv" -- scripts/table1-layouts --rows 16 --seeds 1-2 --rounds 20 --semantics reference --order sequential --out "$tmp/tl.csv"
+check "table1-layouts: a line per layout, each with its command" test "$(grep -c "^16,[12],reference,.*recipe.seed = [12].*--order sequential$" "$tmp/tl.csv")" = 2
+expect "table1-why --help names the ablation" 0 "reference-nodrop" -- scripts/table1-why --help
+expect "table1-semantics --help" 0 "two-proportion z" -- scripts/table1-semantics --help
+expect "table1 --help: --progress" 0 "--progress" -- scripts/table1 --help
+expect "reference-sim --prefix-csv needs one process" 2 "--prefix-csv needs one process" -- scripts/reference-sim $small --rounds 4 --processes 2 --clock-seed --prefix-csv "$tmp/p.csv"
 
 # info
 expect "info"                   0 "8 GPUs, 8 groups"   -- "$dlsim" info $small

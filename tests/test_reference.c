@@ -14,7 +14,10 @@
  *     rules still flag rounds that the exact semantics completes;
  *  3. the shortcut that leaves out skip-free components of aligned layouts
  *     gives the verdict and counts of playing every GPU, round by round;
- *  4. a resource limit that no GPU can reach is the plain sync rules. */
+ *  4. a resource limit that no GPU can reach is the plain sync rules;
+ *  5. split play (each component alone) = the whole round in one lockstep;
+ *  6. the nodrop ablation flags only same-group inversions, which the exact
+ *     single queue deadlocks on too. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -58,8 +61,7 @@ static void test_drop_then_mixed_batch(void)
     dl_params P = params(&c);
     dl_ref *X = dl_ref_new(&c.layout, &P);
     dl_streams *S = dl_streams_new(dl_rng_type("taus2"), c.layout.ngpus, &P);
-    dl_streams_seed(S, 1, 0);
-    CU_ASSERT(dl_ref_run(X, S) == DL_DEADLOCK);
+    CU_ASSERT(dl_ref_run(X, S, 1, 0) == DL_DEADLOCK);
     CU_ASSERT_EQUAL(X->drops, 1);
     CU_ASSERT_EQUAL(X->steps, 4);
     CU_ASSERT_EQUAL(X->deadlock_event, 9); /* 3 + 2 + 2 + 2 */
@@ -84,8 +86,7 @@ static void test_drops_can_complete(void)
     dl_params P = params(&c);
     dl_ref *X = dl_ref_new(&c.layout, &P);
     dl_streams *S = dl_streams_new(dl_rng_type("taus2"), c.layout.ngpus, &P);
-    dl_streams_seed(S, 1, 0);
-    CU_ASSERT(dl_ref_run(X, S) == DL_COMPLETED);
+    CU_ASSERT(dl_ref_run(X, S, 1, 0) == DL_COMPLETED);
     CU_ASSERT_EQUAL(X->drops, 2);
     CU_ASSERT_EQUAL(X->invocations, 12);
     CU_ASSERT_EQUAL(X->steps, 6);
@@ -138,7 +139,7 @@ static both play_both(const dl_config *c, long rounds)
     dl_params P = params(c);
     dl_player *pe = dl_player_new(&c->layout, &P, dl_rng_type("taus2"), 7, 0);
     dl_player *pr = dl_player_new(&c->layout, &P, dl_rng_type("taus2"), 7, 0);
-    dl_player_use_reference(pr);
+    dl_player_use_reference(pr, DL_SEM_REFERENCE);
     both b = {0};
     for (long r = 0; r < rounds; r++) {
         int de = dl_player_round(pe, r, 0, NULL) == DL_DEADLOCK;
@@ -222,10 +223,8 @@ static void test_shortcut_equals_full_play(void)
         dl_streams *S = dl_streams_new(dl_rng_type("taus2"), c.layout.ngpus, &P);
         long n = rounds_of(4000), dead = 0, bad = 0;
         for (long r = 0; r < n; r++) {
-            dl_streams_seed(S, 3, r);
-            int a = dl_ref_run(A, S);
-            dl_streams_seed(S, 3, r);
-            int b = dl_ref_run(B, S);
+            int a = dl_ref_run(A, S, 3, r);
+            int b = dl_ref_run(B, S, 3, r);
             dead += a == DL_DEADLOCK;
             bad += a != b || A->steps != B->steps || A->events != B->events ||
                    A->invocations != B->invocations || A->skips != B->skips ||
@@ -240,6 +239,117 @@ static void test_shortcut_equals_full_play(void)
     }
 }
 
+/* Split play (each component alone, the default with several) gives the
+ * verdict and counts of the whole round in one lockstep, round by round, in
+ * every rule set: 3D layouts whose stages often deadlock at once, so that a
+ * stage played later deadlocks earlier and the round is played again up to
+ * it, and a free layout of uneven components. */
+static void test_split_equals_whole_round(void)
+{
+    static const char *cases[] = {
+        "{\"model\": \"sync\", \"tp\": 2, \"dp\": 3, \"pp\": 4, \"tp_colls\": 20, \"dp_colls\": 60,"
+        " \"disorder\": 3e-2, \"sync\": 5e-2}",
+        "{\"model\": \"single\", \"tp\": 2, \"dp\": 3, \"pp\": 4, \"tp_colls\": 10, \"dp_colls\": 30,"
+        " \"disorder\": 2e-3}",
+        "{\"model\": \"resource\", \"slots\": 2, \"tp\": 2, \"dp\": 2, \"pp\": 4, \"tp_colls\": 20,"
+        " \"dp_colls\": 60, \"disorder\": 1e-2, \"sync\": 2e-2}",
+        "{\"model\": \"sync\", \"gpus\": 9, \"groups\": [{\"members\": [0, 4], \"colls\": 30},"
+        " {\"members\": [4, 8, 2], \"colls\": 10}, {\"members\": [1, 3], \"colls\": 20},"
+        " {\"members\": [3, 5], \"colls\": 40}, {\"members\": [6, 7], \"colls\": 25}],"
+        " \"disorder\": 5e-2, \"sync\": 1e-1}",
+    };
+    for (int k = 0; k < 4; k++) {
+        dl_config c;
+        load(&c, cases[k]);
+        dl_params P = params(&c);
+        dl_ref *A = dl_ref_new(&c.layout, &P), *B = dl_ref_new(&c.layout, &P);
+        CU_ASSERT_FATAL(A->split == 1 && A->ncomps >= 3);
+        B->split = 0; /* the whole round in one lockstep */
+        dl_streams *S = dl_streams_new(dl_rng_type("taus2"), c.layout.ngpus, &P);
+        long n = rounds_of(2000), dead = 0, bad = 0;
+        for (long r = 0; r < n; r++) {
+            int a = dl_ref_run(A, S, 9, r);
+            int b = dl_ref_run(B, S, 9, r);
+            dead += a == DL_DEADLOCK;
+            bad += a != b || A->steps != B->steps || A->events != B->events ||
+                   A->invocations != B->invocations || A->syncs != B->syncs ||
+                   A->skips != B->skips || A->deadlock_event != B->deadlock_event ||
+                   A->drops != B->drops;
+        }
+        CU_ASSERT_EQUAL(bad, 0);
+        CU_ASSERT(dead > n / 20 && dead < n - n / 20);
+        CU_ASSERT(A->replays > n / 100); /* the replay path ran */
+        CU_ASSERT_EQUAL(B->replays, 0);
+        if (getenv("DL_TEST_VERBOSE") || bad || A->replays <= n / 100)
+            fprintf(stderr, "\n  case %d: %ld of %ld rounds differ, %ld deadlocked, %ld replayed\n", k,
+                    bad, n, dead, A->replays);
+        dl_streams_free(S);
+        dl_ref_free(A);
+        dl_ref_free(B);
+        dl_config_free(&c);
+    }
+}
+
+/* The nodrop ablation on the hand-worked round above: nothing is dropped,
+ * group A's members submit a0..a3 in the same order, and the round
+ * completes. */
+static void test_nodrop_completes_hand_round(void)
+{
+    dl_config c;
+    load(&c, "{\"model\": \"single\", \"gpus\": 3, \"groups\": [{\"members\": [0, 1], \"colls\": 4},"
+             " {\"members\": [1, 2], \"colls\": 1}], \"disorder\": 0}");
+    dl_params P = params(&c);
+    dl_ref *X = dl_ref_new(&c.layout, &P);
+    dl_streams *S = dl_streams_new(dl_rng_type("taus2"), c.layout.ngpus, &P);
+    CU_ASSERT(dl_ref_run(X, S, 1, 0) == DL_DEADLOCK); /* with drops */
+    dl_ref_set_nodrop(X, 1);
+    CU_ASSERT(dl_ref_run(X, S, 1, 0) == DL_COMPLETED);
+    CU_ASSERT_EQUAL(X->drops, 0);
+    CU_ASSERT_EQUAL(X->invocations, 10); /* 4 + 5 + 1 */
+    /* by hand: GPU 1's k-th and GPU 0's k-th submission to A disagree */
+    dl_ref_begin(X);
+    CU_ASSERT(dl_ref_apply(X, 0, 1) == DL_RUNNING); /* GPU 0: a1 first */
+    CU_ASSERT(dl_ref_apply(X, 1, 0) == DL_DEADLOCK); /* GPU 1: a0 as its first */
+    dl_streams_free(S);
+    dl_ref_free(X);
+    dl_config_free(&c);
+}
+
+/* Without drops the single-queue rules flag a round only for two members
+ * whose k-th submissions to a group differ: a same-group inversion, which
+ * the exact single queue deadlocks on too (each waits for the other's
+ * earlier part).  So on the same streams every flagged round deadlocks in
+ * the exact semantics, and the exact semantics deadlocks more on a free
+ * layout, where a cycle can run through several groups. */
+static void test_nodrop_within_exact(void)
+{
+    dl_config c;
+    load(&c, "{\"model\": \"single\", \"gpus\": 8, \"groups\": [{\"members\": [0, 1, 2], \"colls\": 20},"
+             " {\"members\": [2, 3, 4], \"colls\": 40}, {\"members\": [4, 5, 6], \"colls\": 20},"
+             " {\"members\": [6, 7, 0], \"colls\": 40}, {\"members\": [1, 3, 5, 7], \"colls\": 20}],"
+             " \"disorder\": 1e-2}");
+    dl_params P = params(&c);
+    dl_player *pe = dl_player_new(&c.layout, &P, dl_rng_type("taus2"), 7, 0);
+    dl_player *pn = dl_player_new(&c.layout, &P, dl_rng_type("taus2"), 7, 0);
+    dl_player_use_reference(pn, DL_SEM_REFERENCE_NODROP);
+    long n = rounds_of(4000), exact = 0, nodrop = 0, outside = 0;
+    for (long r = 0; r < n; r++) {
+        int de = dl_player_round(pe, r, 0, NULL) == DL_DEADLOCK;
+        int dn = dl_player_round(pn, r, 0, NULL) == DL_DEADLOCK;
+        exact += de;
+        nodrop += dn;
+        outside += dn && !de;
+    }
+    CU_ASSERT_EQUAL(outside, 0);
+    CU_ASSERT(nodrop > n / 20);
+    CU_ASSERT(exact > nodrop + n / 100);
+    if (getenv("DL_TEST_VERBOSE"))
+        fprintf(stderr, "\n  nodrop %ld, exact %ld of %ld\n", nodrop, exact, n);
+    dl_player_free(pe);
+    dl_player_free(pn);
+    dl_config_free(&c);
+}
+
 static void test_unreachable_limit_is_sync(void)
 {
     dl_config c;
@@ -251,10 +361,8 @@ static void test_unreachable_limit_is_sync(void)
     dl_streams *S = dl_streams_new(dl_rng_type("taus2"), c.layout.ngpus, &P);
     long n = rounds_of(2000), bad = 0, dead = 0;
     for (long r = 0; r < n; r++) {
-        dl_streams_seed(S, 5, r);
-        int a = dl_ref_run(A, S);
-        dl_streams_seed(S, 5, r);
-        int b = dl_ref_run(B, S);
+        int a = dl_ref_run(A, S, 5, r);
+        int b = dl_ref_run(B, S, 5, r);
         dead += a == DL_DEADLOCK;
         bad += a != b || A->events != B->events;
     }
@@ -266,8 +374,7 @@ static void test_unreachable_limit_is_sync(void)
     dl_ref *C = dl_ref_new(&c.layout, &Q);
     long more = 0;
     for (long r = 0; r < n; r++) {
-        dl_streams_seed(S, 5, r);
-        more += dl_ref_run(C, S) == DL_DEADLOCK;
+        more += dl_ref_run(C, S, 5, r) == DL_DEADLOCK;
     }
     CU_ASSERT(more > dead);
     dl_ref_free(C);
@@ -291,7 +398,7 @@ static void test_config_key(void)
     CU_ASSERT(dl_config_parse(&c, "{\"model\": \"sync\", \"tp\": 2, \"dp\": 2, \"pp\": 1, \"tp_colls\": 2,"
                                   " \"dp_colls\": 2, \"semantics\": \"paper\"}",
                               "x.json", err, sizeof err) < 0);
-    CU_ASSERT_STRING_EQUAL(err, "x.json: key 'semantics': unknown semantics 'paper' (known: exact, reference)");
+    CU_ASSERT_STRING_EQUAL(err, "x.json: key 'semantics': unknown semantics 'paper' (known: exact, reference, reference-nodrop)");
 }
 
 int dl_register_reference_tests(void)
@@ -306,6 +413,9 @@ int dl_register_reference_tests(void)
         !CU_add_test(s, "sync rules flag rounds without disorder", test_sync_false_positives_without_disorder) ||
         !CU_add_test(s, "uneven free layout flagged in every round", test_single_uneven_always_flagged) ||
         !CU_add_test(s, "skip-free components left out = every GPU played", test_shortcut_equals_full_play) ||
+        !CU_add_test(s, "split play = the whole round, round by round", test_split_equals_whole_round) ||
+        !CU_add_test(s, "nodrop ablation: hand-worked round", test_nodrop_completes_hand_round) ||
+        !CU_add_test(s, "nodrop ablation flags exact deadlocks only", test_nodrop_within_exact) ||
         !CU_add_test(s, "unreachable resource limit = sync rules", test_unreachable_limit_is_sync) ||
         !CU_add_test(s, "config key semantics", test_config_key))
         return -1;
