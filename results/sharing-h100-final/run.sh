@@ -17,7 +17,7 @@ t share.txt timeout 40 env CUDA_VISIBLE_DEVICES=0 ./pccl-share --procs 2 --seeds
 # 2. the one-GPU table (pccl beside NCCL)
 ok 60 && t share.txt timeout 30 env CUDA_VISIBLE_DEVICES=0 ./pccl-share --reps 12
 # 3. the cost: long runs per size (about 50-250 slices each), on/off interleaved
-P="-g 1 --lib pccl --coll all_reduce -b 8 -e 128M -f 8 -n 20000 -w 50 --iter-bytes 1T --check-max 16M -T 20"
+P="-g 1 --lib pccl --coll all_reduce -b 8 -e 128M -f 8 -n 20000 -w 50 --iter-bytes 64G --check-max 16M -T 20"
 for i in 1 2; do
   ok && t perf.txt timeout 25 env CUDA_VISIBLE_DEVICES=0 ./pccl-perf $P
   ok && t perf.txt timeout 25 env CUDA_VISIBLE_DEVICES=0 PCCL_SLICE_US=0 ./pccl-perf $P
