@@ -79,12 +79,12 @@ $(G)/nccl-deadlock: tests/gpu/nccl_deadlock.c tests/gpu/schedule.h
 $(G)/pccl-example: examples/pccl_allreduce.c lib/pccl.h $(B)/libpccl.a
 	$(NVCC) -O2 -arch=$(GPU_ARCH) -DPCCL_EXAMPLE_CUDA -Ilib -o $@ $< $(B)/libpccl.a -lpthread
 
-$(G)/pccl-multiproc: tests/gpu/pccl_multiproc.c tests/gpu/schedule.h lib/pccl.h $(B)/libpccl.a
+$(G)/pccl-multiproc: tests/gpu/pccl_multiproc.c tests/gpu/schedule.h tests/gpu/devcount.h lib/pccl.h $(B)/libpccl.a
 	$(NVCC) -O2 -arch=$(GPU_ARCH) -o $@ $< $(B)/libpccl.a -lpthread
 
 $(G)/pccl-stream: tests/gpu/pccl_stream.c tests/gpu/schedule.h lib/pccl.h $(B)/libpccl.a
 	$(NVCC) -O2 -arch=$(GPU_ARCH) -o $@ $< $(B)/libpccl.a -lpthread
-$(G)/pccl-share: tests/gpu/pccl_share.cu lib/pccl.h $(B)/libpccl.a
+$(G)/pccl-share: tests/gpu/pccl_share.cu tests/gpu/devcount.h lib/pccl.h $(B)/libpccl.a
 	$(NVCC) -O2 -arch=$(GPU_ARCH) -std=c++17 -o $@ $< $(B)/libpccl.a -lnccl -lpthread
 
 $(G)/pccl-gpu-test: tests/gpu/pccl_gpu_test.c tests/pccl/check.c tests/pccl/check.h lib/pccl.h $(B)/libpccl.a

@@ -20,6 +20,7 @@
 #include <cuda_runtime.h>
 
 #include "../../lib/pccl.h"
+#include "devcount.h"
 #include "schedule.h"
 
 #define PC(call)                                                                                          \
@@ -91,18 +92,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "pccl-multiproc: --share N: N in [2, 8], without --gpus\n");
         return 2;
     }
-    /* Count GPUs in a child: the parent must not initialize CUDA before fork. */
-    int fds[2], have = 0;
-    if (pipe(fds)) return 1;
-    pid_t p = fork();
-    if (p == 0) {
-        int k = 0;
-        if (cudaGetDeviceCount(&k) != cudaSuccess) k = 0;
-        if (write(fds[1], &k, sizeof k) != sizeof k) _exit(1);
-        _exit(0);
-    }
-    if (read(fds[0], &have, sizeof have) != sizeof have) have = 0;
-    waitpid(p, NULL, 0);
+    int have = dl_gpu_count_forked();
     if (share) { /* every rank on GPU 0: pcclCommInitRank reads the list */
         char dor[32] = "0";
         for (int r = 1; r < share; r++) strcat(dor, ",0");

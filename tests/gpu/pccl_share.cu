@@ -43,6 +43,7 @@
 #include <algorithm>
 
 #include "../../lib/pccl.h"
+#include "devcount.h"
 #include "schedule.h"
 
 #define NFRESH 256 /* --gpus: each rank's compute thread meets hundreds */
@@ -747,17 +748,7 @@ static int x_proc_rank(int r, int n, int dev, pcclUniqueId id, int *stop_at, int
 
 static int cross_procs(int n, int seeds, int iters, uint64_t seed, double secs, int timeout_s, double grace_ms)
 {
-    int fds[2], have = 0; /* GPUs counted in a child: the parent must not start CUDA before fork */
-    if (pipe(fds)) return 1;
-    pid_t p = fork();
-    if (p == 0) {
-        int k = 0;
-        if (cudaGetDeviceCount(&k) != cudaSuccess) k = 0;
-        if (write(fds[1], &k, sizeof k) != sizeof k) _exit(1);
-        _exit(0);
-    }
-    if (read(fds[0], &have, sizeof have) != sizeof have) have = 0;
-    waitpid(p, NULL, 0);
+    int have = dl_gpu_count_forked();
     if (have < 1) { printf("pccl-share: skipped: no CUDA device\n"); return 77; }
     int dev[64];
     char list[512] = "";
