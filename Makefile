@@ -71,7 +71,7 @@ $(B)/libpccl.a: $(PCCL_GPU_OBJ)
 	ar rcs $@ $^
 $(B)/libpccl.so: $(PCCL_GPU_OBJ)
 	$(NVCC) -shared -arch=$(GPU_ARCH) -o $@ $^ -lpthread
-$(G)/pccl-deadlock: tests/gpu/pccl_deadlock.c tests/gpu/schedule.h lib/pccl.h $(B)/libpccl.a
+$(G)/pccl-deadlock: tests/gpu/pccl_deadlock.c tests/gpu/args.h tests/gpu/schedule.h lib/pccl.h $(B)/libpccl.a
 	$(NVCC) -O2 -arch=$(GPU_ARCH) -o $@ $< $(B)/libpccl.a -lpthread
 $(G)/nccl-deadlock: tests/gpu/nccl_deadlock.c tests/gpu/schedule.h
 	$(NVCC) -O2 -arch=$(GPU_ARCH) -Itests/gpu -o $@ $< -lnccl -lpthread
@@ -79,12 +79,12 @@ $(G)/nccl-deadlock: tests/gpu/nccl_deadlock.c tests/gpu/schedule.h
 $(G)/pccl-example: examples/pccl_allreduce.c lib/pccl.h $(B)/libpccl.a
 	$(NVCC) -O2 -arch=$(GPU_ARCH) -DPCCL_EXAMPLE_CUDA -Ilib -o $@ $< $(B)/libpccl.a -lpthread
 
-$(G)/pccl-multiproc: tests/gpu/pccl_multiproc.c tests/gpu/schedule.h tests/gpu/devcount.h lib/pccl.h $(B)/libpccl.a
+$(G)/pccl-multiproc: tests/gpu/pccl_multiproc.c tests/gpu/schedule.h tests/gpu/procs.h lib/pccl.h $(B)/libpccl.a
 	$(NVCC) -O2 -arch=$(GPU_ARCH) -o $@ $< $(B)/libpccl.a -lpthread
 
-$(G)/pccl-stream: tests/gpu/pccl_stream.c tests/gpu/schedule.h lib/pccl.h $(B)/libpccl.a
+$(G)/pccl-stream: tests/gpu/pccl_stream.c tests/gpu/args.h tests/gpu/schedule.h lib/pccl.h $(B)/libpccl.a
 	$(NVCC) -O2 -arch=$(GPU_ARCH) -o $@ $< $(B)/libpccl.a -lpthread
-$(G)/pccl-share: tests/gpu/pccl_share.cu tests/gpu/devcount.h lib/pccl.h $(B)/libpccl.a
+$(G)/pccl-share: tests/gpu/pccl_share.cu tests/gpu/procs.h lib/pccl.h $(B)/libpccl.a
 	$(NVCC) -O2 -arch=$(GPU_ARCH) -std=c++17 -o $@ $< $(B)/libpccl.a -lnccl -lpthread
 
 $(G)/pccl-gpu-test: tests/gpu/pccl_gpu_test.c tests/pccl/check.c tests/pccl/check.h lib/pccl.h $(B)/libpccl.a

@@ -22,6 +22,7 @@
 #include <cuda_runtime.h>
 
 #include "../../lib/pccl.h"
+#include "args.h"
 #include "schedule.h"
 
 static int ngpus, iters = 200, do_sync, chaos, timeout_s = 60, host;
@@ -88,16 +89,7 @@ static void usage(FILE *f)
                "  host backend (threads as GPUs).  Exit 0 ok, 3 hang, 4 wrong data, 77 skipped.\n");
 }
 
-static long arg_num(const char *opt, const char *v, long lo, long hi)
-{
-    char *end;
-    long x = v ? strtol(v, &end, 10) : 0;
-    if (!v || *end || x < lo || x > hi) {
-        fprintf(stderr, "pccl-deadlock: %s needs an integer in [%ld, %ld], got '%s'\n", opt, lo, hi, v ? v : "");
-        exit(2);
-    }
-    return x;
-}
+static long arg_num(const char *opt, const char *v, long lo, long hi) { return dl_arg_num("pccl-deadlock", opt, v, lo, hi); }
 
 int main(int argc, char **argv)
 {

@@ -20,7 +20,7 @@
 #include <cuda_runtime.h>
 
 #include "../../lib/pccl.h"
-#include "devcount.h"
+#include "procs.h"
 #include "schedule.h"
 
 #define PC(call)                                                                                          \
@@ -112,26 +112,8 @@ int main(int argc, char **argv)
         if (kids[r] == 0) _exit(rank_main(r, n, id, iters, sync));
     }
     (void)rank;
-    int worst = 0, hung = 0;
     time_t t0 = time(NULL);
-    for (int left = n; left > 0;) {
-        int st;
-        pid_t w = waitpid(-1, &st, WNOHANG);
-        if (w > 0) {
-            left--;
-            int rc = WIFEXITED(st) ? WEXITSTATUS(st) : 1;
-            if (rc > worst) worst = rc;
-            continue;
-        }
-        if (time(NULL) - t0 > timeout) {
-            hung = 1;
-            for (int r = 0; r < n; r++) kill(kids[r], SIGKILL);
-            while (waitpid(-1, NULL, 0) > 0) ;
-            break;
-        }
-        usleep(10000);
-    }
-    int rc = hung ? 3 : worst;
+    int rc = dl_reap_ranks(kids, n, timeout);
     printf("RESULT pccl-multiproc %s=%d iters=%d sync=%d outcome=%s seconds=%ld\n", share ? "ranks_on_gpu0" : "gpus", n,
            iters, sync,
            rc == 0 ? "COMPLETED" : rc == 3 ? "HANG" : rc == 4 ? "WRONG" : "ERROR", (long)(time(NULL) - t0));

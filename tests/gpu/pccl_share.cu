@@ -43,7 +43,7 @@
 #include <algorithm>
 
 #include "../../lib/pccl.h"
-#include "devcount.h"
+#include "procs.h"
 #include "schedule.h"
 
 #define NFRESH 256 /* --gpus: each rank's compute thread meets hundreds */
@@ -784,26 +784,8 @@ static int cross_procs(int n, int seeds, int iters, uint64_t seed, double secs, 
         if (kids[r] == 0)
             _exit(x_proc_rank(r, n, dev[r], id, stop_at, seeds, iters, seed, secs, timeout_s, grace_ms));
     }
-    int worst = 0, hung = 0;
-    double t0 = now_s(), limit = secs + 4.0 * timeout_s; /* each rank's own watchdog fires first */
-    for (int left = n; left > 0;) {
-        int st;
-        pid_t w = waitpid(-1, &st, WNOHANG);
-        if (w > 0) {
-            left--;
-            int rc = WIFEXITED(st) ? WEXITSTATUS(st) : 1;
-            if (rc > worst) worst = rc;
-            continue;
-        }
-        if (now_s() - t0 > limit) {
-            hung = 1;
-            for (int r = 0; r < n; r++) kill(kids[r], SIGKILL);
-            while (waitpid(-1, NULL, 0) > 0) ;
-            break;
-        }
-        usleep(20000);
-    }
-    int rc = hung ? 3 : worst;
+    double t0 = now_s();
+    int rc = dl_reap_ranks(kids, n, secs + 4.0 * timeout_s); /* each rank's own watchdog fires first */
     printf("\nRESULT pccl-share --procs %d: %s (worst rank exit %d, %.1f s)\n", n,
            rc == 0 ? "every call within the bound, no hang, exact" : rc == 3 ? "HANG" : rc == 4 ? "WRONG data"
                                                                   : "a call past the bound or a failure",

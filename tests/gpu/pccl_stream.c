@@ -35,6 +35,7 @@
 #include <cuda_runtime.h>
 
 #include "../../lib/pccl.h"
+#include "args.h"
 #include "schedule.h"
 
 static int nranks, iters = 100, do_sync, procs, timeout_s = 60, bench, plain, lazy;
@@ -253,16 +254,7 @@ static int proc_main(int r, pcclUniqueId uid)
     return wrong ? 4 : 0;
 }
 
-static long arg_num(const char *opt, const char *v, long lo, long hi)
-{
-    char *end;
-    long x = v ? strtol(v, &end, 10) : 0;
-    if (!v || *end || x < lo || x > hi) {
-        fprintf(stderr, "pccl-stream: %s needs an integer in [%ld, %ld], got '%s'\n", opt, lo, hi, v ? v : "");
-        exit(2);
-    }
-    return x;
-}
+static long arg_num(const char *opt, const char *v, long lo, long hi) { return dl_arg_num("pccl-stream", opt, v, lo, hi); }
 
 int main(int argc, char **argv)
 {
