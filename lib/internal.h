@@ -4,6 +4,7 @@
 #define PCCL_INTERNAL_H
 
 #include <pthread.h>
+#include <stdio.h>
 
 #include "core.h"
 #include "pccl.h"
@@ -18,6 +19,7 @@ typedef struct pccl_boot pccl_boot;
 /* What the host keeps per registered collective. */
 typedef struct {
     pccl_coll dev;            /* the static context, as uploaded          */
+    int ready;                /* uploaded: registration is complete        */
     size_t in_bytes, out_bytes;
     int inflight;             /* an invocation was submitted, not completed */
     int in_callback;
@@ -113,6 +115,8 @@ struct pcclComm {
     int spinners;               /* waiters spinning on the CQ now: the poller leaves them the first look */
     struct pccl_trace *trace;   /* PCCL_TRACE_LAT=1 (trace.c), else NULL */
     pccl_slice_acc slice_acc;   /* slice.c */
+    uint64_t hang_dump_ns;      /* PCCL_HANG_DUMP_MS (dump.c); 0: never */
+    int hang_dumped;            /* the report was printed for this quiet spell */
 };
 
 struct pccl_backend {
@@ -154,6 +158,9 @@ struct pccl_backend {
     /* Returns once the daemon launched last has ended (stream.c's hold: a
      * launch that decided to end is waited for, then replaced). */
     void (*launch_wait)(pcclComm_t c);
+    /* Copies device memory out while the daemon runs, for the hang report
+     * (dump.c); NULL where the daemon's memory is not safely readable. */
+    pcclResult_t (*download)(pcclComm_t c, void *dst, const void *src, size_t n);
 };
 
 extern const pccl_backend pccl_host_backend;
@@ -284,6 +291,7 @@ static inline void pccl_count_outstanding_locked(pcclComm_t c)
  * entry is there, draining what it may; 0 once `until` has passed. */
 int pccl_cq_pending(pcclComm_t c);
 int pccl_drain_own_locked(pcclComm_t c);
+void pccl_dump_locked(pcclComm_t c, FILE *f, uint64_t quiet_ns); /* dump.c: the hang report */
 int pccl_wait_spin_locked(pcclComm_t c, uint64_t until);
 /* PCCL_TRACE_LAT (trace.c), with mu held. */
 struct pccl_trace;

@@ -199,6 +199,17 @@ static void maybe_launch(pcclComm_t c, uint64_t now)
 }
 
 
+/* PCCL_HANG_DUMP_MS: once per quiet spell with work outstanding (dump.c). */
+static void hang_report(pcclComm_t c, uint64_t now, int completions)
+{
+    if (completions || !c->outstanding) c->hang_dumped = 0;
+    if (!c->hang_dump_ns || !c->outstanding || c->hang_dumped) return;
+    uint64_t since = c->cq_seen_ns > c->inflight_since ? c->cq_seen_ns : c->inflight_since;
+    if (now - since < c->hang_dump_ns) return;
+    c->hang_dumped = 1;
+    pccl_dump_locked(c, stderr, now - since);
+}
+
 static void poller_sleep(pcclComm_t c, int64_t ns)
 {
     struct timespec t;
@@ -257,6 +268,7 @@ void *pccl_poller_main(void *arg)
         if (c->boot) pccl_boot_beat(c->boot); /* peers see this rank alive (health.c) */
         pccl_health_check(c, now);
         if (n || c->submitted != seen) { last_event = now; seen = c->submitted; }
+        hang_report(c, now, n);
         /* Near the end of a launch's slice the poller is hot and looks more
          * often, and stays so until the relaunch: a sliced daemon is
          * relaunched within SLICE_QUERY_NS of PCCL_SLICE_GAP_US, not after a

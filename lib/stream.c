@@ -128,7 +128,7 @@ pcclResult_t pcclRunAfter(pcclComm_t c, int id, const void *sendbuff, void *recv
 /* An issued ticket of a registered collective (mu held); fn names the call. */
 static pcclResult_t ticket_check_locked(pcclComm_t c, const char *fn, int id, uint64_t ticket)
 {
-    if (id < 0 || id >= c->ncolls)
+    if (id < 0 || id >= c->ncolls || !c->colls[id].ready)
         return pccl_err(c, pcclInvalidArgument, "%s: collId %d not registered (have %d)", fn, id, c->ncolls);
     if (ticket < 1 || ticket > c->colls[id].issued)
         return pccl_err(c, pcclInvalidArgument, "%s: ticket %llu of collId %d was not issued (issued: %llu)", fn,
