@@ -29,6 +29,7 @@ typedef struct {
     uint64_t completions;
     uint64_t issued;          /* invocations issued, ever: the daemon's count too (ctx.inv) */
     uint64_t waited;          /* the latest ticket a stream waits for (pcclStreamWaitRun) */
+    int held_pos;             /* its place in the held set (stream.c), -1: not held */
     /* Stream-ordered invocations issued while one is in flight (stream.c):
      * submitted in order as each completes; their gates are already on
      * their streams. */
@@ -93,6 +94,7 @@ struct pcclComm {
     struct pccl_gwatch *gwatch; /* stream.c: gated invocations in flight, their gates watched */
     int ngwatch;
     int nheld;                  /* stream.c: collectives a stream waits for, not complete (hdr->hold) */
+    int *held;                  /* stream.c: their ids (the daemon checks PCCL_HOLD_SET of them itself) */
     pthread_t poller;
     int poller_started;
     char err[512];
@@ -273,7 +275,7 @@ void pccl_stream_next_locked(pcclComm_t c, int id);
  * invocation in flight opened since it was last looked at. */
 int pccl_stream_gate_opened_locked(pcclComm_t c);
 void pccl_stream_release(pcclComm_t c);
-void pccl_hold_release_locked(pcclComm_t c);
+void pccl_hold_release_locked(pcclComm_t c, int id);
 /* Value set by pccl_stream_release: >= every ticket under CUDA's cyclic
  * comparison. */
 #define PCCL_FIN_RELEASED (1ull << 62)

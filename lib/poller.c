@@ -52,7 +52,7 @@ void pccl_finish(pcclComm_t c, int id, pcclResult_t status)
     h->status = status;
     h->inflight = 0;
     h->completions++;
-    if (h->waited == h->completions) pccl_hold_release_locked(c); /* the last stream wait on it ends */
+    if (h->held_pos >= 0 && h->completions >= h->waited) pccl_hold_release_locked(c, id); /* the last stream wait on it ends */
     c->outstanding--;
     c->completed++;
     c->backoff_ns = c->relaunch_ns;
@@ -184,6 +184,10 @@ static void maybe_launch(pcclComm_t c, uint64_t now)
         pccl_slice_on_end_locked(c);
     }
     if (!c->outstanding) return;
+    /* Completions first: the launch may have ended having completed what
+     * was outstanding (a held launch ends once every invocation a stream
+     * waits for is complete, before the host has seen it: stream.c). */
+    if (pccl_cq_pending(c)) return;
     int sliced = pccl_ld_acq32(&c->G.hdr->sliced) != 0;
     if (sliced && (int64_t)now - c->quit_seen_ns < c->slice_gap_ns) return; /* the waiting call's turn */
     /* A gate that opened is as good as a new request: a stream invocation

@@ -131,6 +131,7 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
         d.conn_off = c->arena_used;
         pccl_hcoll *h = &c->colls[i];
         memset(h, 0, sizeof *h); /* not ready: pcclRun refuses it until the upload is done */
+        h->held_pos = -1;
         h->dev = d;
         size_t b = count * (size_t)es;
         h->in_bytes = type == 2 ? b * c->nranks : b;

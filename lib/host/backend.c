@@ -33,8 +33,9 @@ typedef struct {
     char *mapped[2];             /* peers' arenas mapped (import) */
     size_t mapped_bytes[2];
     /* PCCL_TEST_DRAIN_LOCKS=1: the device synchronization holds ctx_mu, which
-     * a launch needs, while it waits, as CUDA's lazy module load holds the
-     * context lock while it waits for the GPU to drain (and cudaFree) */
+     * a launch and the running query need, while it waits, as CUDA's lazy
+     * module load holds the context lock while it waits for the GPU to drain
+     * (and cudaFree) */
     int drain_locks;
     /* PCCL_TEST_UPLOAD_DRAINS=1: a registration's upload waits until no
      * daemon runs, as a driver call caught behind a drain (a lazy module
@@ -250,9 +251,13 @@ static pcclResult_t h_launch(pcclComm_t c)
 static int h_running(pcclComm_t c)
 {
     host_bk *h = c->bk;
+    /* PCCL_TEST_DRAIN_LOCKS: the query waits for the drain's lock, as a
+     * driver call may wait for the context lock a lazy module load holds */
+    if (h->drain_locks) pthread_mutex_lock(&h->ctx_mu);
     pthread_mutex_lock(&h->mu);
     int r = h->remaining > 0;
     pthread_mutex_unlock(&h->mu);
+    if (h->drain_locks) pthread_mutex_unlock(&h->ctx_mu);
     return r;
 }
 
