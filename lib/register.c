@@ -69,7 +69,7 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
     d.proto = (uint8_t)pccl_pick_proto(c->proto, type, bytes, c->nranks);
     d.algo = (uint8_t)pccl_pick_algo(c->algo, type, bytes, c->nranks);
     uint64_t bpb = d.proto == PCCL_PROTO_LL ? PCCL_LL_BYTES_PER_BLOCK : PCCL_BYTES_PER_BLOCK;
-    uint64_t want = bytes / (bpb * th / 512), lo = (4 * 512 + th - 1) / th;
+    uint64_t want = bytes / (bpb * th / 512), lo = pccl_pick_min_blocks(bytes, th, c->be == &pccl_host_backend);
     if (lo > blocks) lo = blocks;
     if (want < lo) want = lo;
     if (want < blocks) blocks = want;
