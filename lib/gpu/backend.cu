@@ -124,20 +124,25 @@ static pcclResult_t g_enable_peer(pcclComm_t c, int peer)
     return pcclSuccess;
 }
 
-/* A registration's description, on the copy stream.  A plain cudaMemcpy
- * runs on the legacy default stream and waits for the work queued on the
- * blocking streams first, PyTorch's current stream among them: where that
- * work is a pcclStreamWaitRun on a collective whose peers wait for this
- * rank, the copy never starts, and registration holds the communicator's
- * lock meanwhile, so the daemon is not relaunched either (the torch backend
- * registers lazily, between a step's stream waits). */
-static pcclResult_t g_upload(pcclComm_t c, void *dst, const void *src, size_t n)
+/* Copies on pccl's own non-blocking copy stream: a registration's
+ * description, the hang report's reads.  A plain cudaMemcpy runs on the
+ * legacy default stream and waits for the work queued on the blocking
+ * streams first, PyTorch's current stream among them: where that work is a
+ * pcclStreamWaitRun on a collective whose peers wait for this rank, the copy
+ * never starts (the torch backend registers lazily, between a step's stream
+ * waits). */
+static pcclResult_t copy_on_copy_stream(pcclComm_t c, void *dst, const void *src, size_t n, cudaMemcpyKind k)
 {
     cudaStream_t s = ((gpu_bk *)c->bk)->copy;
     CU(c, cudaSetDevice(c->dev));
-    CU(c, cudaMemcpyAsync(dst, src, n, cudaMemcpyHostToDevice, s));
+    CU(c, cudaMemcpyAsync(dst, src, n, k, s));
     CU(c, cudaStreamSynchronize(s));
     return pcclSuccess;
+}
+
+static pcclResult_t g_upload(pcclComm_t c, void *dst, const void *src, size_t n)
+{
+    return copy_on_copy_stream(c, dst, src, n, cudaMemcpyHostToDevice);
 }
 
 static pcclResult_t g_launch(pcclComm_t c)
@@ -311,11 +316,7 @@ static void g_launch_wait(pcclComm_t c)
  * the application's streams. */
 static pcclResult_t g_download(pcclComm_t c, void *dst, const void *src, size_t n)
 {
-    cudaStream_t s = ((gpu_bk *)c->bk)->copy;
-    CU(c, cudaSetDevice(c->dev));
-    CU(c, cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, s));
-    CU(c, cudaStreamSynchronize(s));
-    return pcclSuccess;
+    return copy_on_copy_stream(c, dst, src, n, cudaMemcpyDeviceToHost);
 }
 
 extern "C" const pccl_backend pccl_gpu_backend = {

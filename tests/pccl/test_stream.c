@@ -341,6 +341,26 @@ static void *join_late(void *arg)
     return NULL;
 }
 
+/* The start both held-stream tests share: a pair opened with the test knob
+ * `knob` set, rank 0's all-reduce issued on its stream with the output check
+ * queued behind it, and rank 1 joining 50 ms later on a thread.  0 on
+ * success (then join th). */
+static int held_start(pair *p, const char *knob, sfn *out, late_peer *l, pthread_t *th)
+{
+    setenv(knob, "1", 1);
+    int bad = pair_open(p, 2);
+    unsetenv(knob);
+    if (bad) return -1;
+    for (int r = 0; r < 2; r++)
+        for (int i = 0; i < N; i++) p->send[r][i] = i;
+    *out = (sfn){p->recv[0], 0, 0, 0, -1};
+    PT_OK(pcclRunOnStream(p->comms[0], p->id, p->send[0], p->recv[0], p->st[0]));
+    PT_OK(pcclHostStreamLaunch(p->st[0], check_output, out));
+    *l = (late_peer){p, 0, pcclInternalError};
+    pthread_create(th, NULL, join_late, l);
+    return 0;
+}
+
 /* What a framework's thread does on a GPU (the torch backend, pccl-stream
  * --lazy): a collective and a stream wait for it, then a CUDA call that
  * drains the GPU while holding the context lock, as the first launch of a
@@ -357,19 +377,11 @@ static void *join_late(void *arg)
 static void test_drain_locks_launch(void)
 {
     pair p;
-    pt_begin("stream: a drain holding the launch lock while a stream waits", 20);
-    setenv("PCCL_TEST_DRAIN_LOCKS", "1", 1);
-    int bad = pair_open(&p, 2);
-    unsetenv("PCCL_TEST_DRAIN_LOCKS");
-    if (bad) { pt_end(); return; }
-    for (int r = 0; r < 2; r++)
-        for (int i = 0; i < N; i++) p.send[r][i] = i;
-    sfn out = {p.recv[0], 0, 0, 0, -1};
-    PT_OK(pcclRunOnStream(p.comms[0], p.id, p.send[0], p.recv[0], p.st[0]));
-    PT_OK(pcclHostStreamLaunch(p.st[0], check_output, &out));
-    late_peer l = {&p, 0, pcclInternalError};
+    sfn out;
+    late_peer l;
     pthread_t th;
-    pthread_create(&th, NULL, join_late, &l);
+    pt_begin("stream: a drain holding the launch lock while a stream waits", 20);
+    if (held_start(&p, "PCCL_TEST_DRAIN_LOCKS", &out, &l, &th)) { pt_end(); return; }
     PT_OK(pcclDeviceSynchronize(p.comms[0])); /* the drain: returns once the collective did */
     double t = ck_now();
     pthread_join(th, NULL);
@@ -399,19 +411,11 @@ static void test_drain_locks_launch(void)
 static void test_register_while_held(void)
 {
     pair p;
-    pt_begin("stream: a registration whose upload waits for the drain while a stream waits", 20);
-    setenv("PCCL_TEST_UPLOAD_DRAINS", "1", 1);
-    int bad = pair_open(&p, 2);
-    unsetenv("PCCL_TEST_UPLOAD_DRAINS");
-    if (bad) { pt_end(); return; }
-    for (int r = 0; r < 2; r++)
-        for (int i = 0; i < N; i++) p.send[r][i] = i;
-    sfn out = {p.recv[0], 0, 0, 0, -1};
-    PT_OK(pcclRunOnStream(p.comms[0], p.id, p.send[0], p.recv[0], p.st[0]));
-    PT_OK(pcclHostStreamLaunch(p.st[0], check_output, &out));
-    late_peer l = {&p, 0, pcclInternalError};
+    sfn out;
+    late_peer l;
     pthread_t th;
-    pthread_create(&th, NULL, join_late, &l);
+    pt_begin("stream: a registration whose upload waits for the drain while a stream waits", 20);
+    if (held_start(&p, "PCCL_TEST_UPLOAD_DRAINS", &out, &l, &th)) { pt_end(); return; }
     int id2 = -1;
     PT_OK(pcclRegisterBroadcast(p.comms[0], N, pcclInt32, 1, 0, &id2)); /* returns once the daemon quit */
     double t = ck_now();
