@@ -315,7 +315,9 @@ pcclResult_t pcclWaitAll(pcclComm_t comm);
 /* The GPU synchronization of this communicator's device: cudaDeviceSynchronize
  * on the GPU backend; on the host backend, waits until every daemon instance
  * running at the call has quit, as a device synchronization waits for the
- * daemon kernel. */
+ * daemon kernel.  Then the invocations the GPU completed are completed on the
+ * host too (statistics, pcclTest), except those with a callback, which the
+ * poller thread completes. */
 pcclResult_t pcclDeviceSynchronize(pcclComm_t comm);
 
 pcclResult_t pcclCommGetStats(pcclComm_t comm, pcclStats_t *stats);

@@ -145,10 +145,18 @@ pcclResult_t pcclWaitAll(pcclComm_t c)
     return r;
 }
 
+/* The GPU's work done, and what it completed accounted for: the daemon may
+ * end a launch held by a stream once its completion flags are written,
+ * before the poller drained the CQ (stream.c), so the completions are taken
+ * here too (those with a callback stay the poller's, which runs them). */
 pcclResult_t pcclDeviceSynchronize(pcclComm_t c)
 {
     CHECK_COMM(c, "pcclDeviceSynchronize");
-    return c->be->devsync(c);
+    pcclResult_t r = c->be->devsync(c);
+    pthread_mutex_lock(&c->mu);
+    pccl_drain_own_locked(c);
+    pthread_mutex_unlock(&c->mu);
+    return r;
 }
 
 pcclResult_t pcclMemAlloc(pcclComm_t c, void **p, size_t bytes)

@@ -384,12 +384,16 @@ static void test_drain_locks_launch(void)
     if (held_start(&p, "PCCL_TEST_DRAIN_LOCKS", &out, &l, &th)) { pt_end(); return; }
     PT_OK(pcclDeviceSynchronize(p.comms[0])); /* the drain: returns once the collective did */
     double t = ck_now();
+    /* and with the completion taken: the daemon ended its held launch before
+     * the poller, stuck behind the drain's lock, could drain it */
+    pcclStats_t st;
+    PT_OK(pcclCommGetStats(p.comms[0], &st));
+    PT_CHECK(st.completed == 1, "after the drain rank 0 counts %llu completions, not 1",
+             (unsigned long long)st.completed);
     pthread_join(th, NULL);
     PT_CHECK(l.r == pcclSuccess, "rank 1: %s", pcclGetErrorString(l.r));
     PT_CHECK(out.wrong == 0, "%ld of %d output elements wrong after the drain", out.wrong, N);
     PT_CHECK(t >= l.t, "the drain returned before rank 1 joined");
-    pcclStats_t st;
-    PT_OK(pcclCommGetStats(p.comms[0], &st));
     PT_CHECK(st.launches == 1, "rank 0's daemon was launched %llu times: it quit while the stream waited",
              (unsigned long long)st.launches);
     /* The wait is over: no hold left, the daemon quits when idle again. */
