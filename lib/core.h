@@ -254,8 +254,9 @@ typedef struct {
     /* The latest launch, on the daemon's clock (PCCL_NOW_NS), for the
      * relaunch's cost split (lib/slice.c): its start, the slice's cut (0:
      * none), its first collective picked and its first step (0: none), its
-     * end. */
-    uint64_t t_begin, t_cut, t_pick, t_first, t_end;
+     * end; the first pass that found work queued (restored or fetched; 0:
+     * none). */
+    uint64_t t_begin, t_cut, t_pick, t_first, t_end, t_work;
 } pccl_blk_stats;
 
 typedef struct {

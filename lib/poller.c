@@ -86,6 +86,15 @@ int pccl_cq_pending(pcclComm_t c)
     return cq_head_entry(c, __atomic_load_n(&c->cq_head, __ATOMIC_RELAXED), &e);
 }
 
+/* CQ entries posted and not yet drained (mu held). */
+int pccl_cq_ready_locked(pcclComm_t c)
+{
+    uint64_t e;
+    int n = 0;
+    while (n < c->G.k.depth && cq_head_entry(c, c->cq_head + (uint64_t)n, &e)) n++;
+    return n;
+}
+
 /* Takes CQ entries in ticket order; returns how many.  Called with mu held.
  * own: a waiter's drain, which stops at the first entry whose collective
  * has a callback (it runs on the poller thread). */
@@ -106,6 +115,7 @@ static int drain(pcclComm_t c, int own)
         }
         pccl_trace_seen_locked(c, id, own);
         c->cq_seen_ns = pccl_now_ns();
+        pccl_slice_on_completion_locked(c, c->cq_seen_ns);
         pccl_finish(c, id, pcclSuccess);
     }
 }
