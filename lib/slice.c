@@ -102,6 +102,8 @@ pcclResult_t pccl_slice_log_open(pcclComm_t c)
     if (!f || !*f) return pcclSuccess;
     c->slice_acc.log = fopen(f, "a");
     if (!c->slice_acc.log) return pccl_err(NULL, pcclInvalidArgument, "PCCL_SLICE_LOG=%s: cannot open for appending", f);
+    /* a line per write, appended: the ranks of a process share the file */
+    setvbuf(c->slice_acc.log, NULL, _IOLBF, 0);
     fprintf(c->slice_acc.log,
             "rank,launch,late,drain,block_idle,dead,start_spread,refill,pick,work,gap,launch_call,queued,owed,"
             "host_cq1,launch_latency\n");

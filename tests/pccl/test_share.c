@@ -111,18 +111,57 @@ static void test_devsync_while_streaming(void)
     pt_end();
 }
 
+/* PCCL_SLICE_LOG's file: per rank, one line per relaunch measured
+ * (want[r] of them), each with the header's 16 fields and the daemon's
+ * stamps in their order (work found <= first pick <= first step), with
+ * work outstanding at the relaunch call (queued >= owed, queued >= 1). */
+static void check_slice_log(const char *path, const unsigned long long *want, int nranks)
+{
+    FILE *f = fopen(path, "r");
+    PT_CHECK(f != NULL, "PCCL_SLICE_LOG=%s: no file", path);
+    if (!f) return;
+    char line[512];
+    unsigned long long got[2] = {0, 0};
+    int headers = 0, bad = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "rank,", 5)) { headers++; continue; }
+        int rank;
+        unsigned long long launch, queued, owed;
+        double late, drain, idle, dead, spread, refill, pick, work, gap, call, cq1, lat;
+        int n = sscanf(line, "%d,%llu,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%llu,%llu,%lf,%lf", &rank, &launch, &late,
+                       &drain, &idle, &dead, &spread, &refill, &pick, &work, &gap, &call, &queued, &owed, &cq1, &lat);
+        if (n != 16 || rank < 0 || rank >= nranks || queued < 1 || owed > queued ||
+            (refill >= 0 && (pick < 0 || pick > refill || work < 0 || work > pick))) {
+            if (!bad++) PT_CHECK(0, "PCCL_SLICE_LOG: bad line (%d fields): %s", n, line);
+            continue;
+        }
+        got[rank]++;
+    }
+    fclose(f);
+    PT_CHECK(headers == nranks, "PCCL_SLICE_LOG: %d header lines for %d ranks", headers, nranks);
+    for (int r = 0; r < nranks; r++)
+        PT_CHECK(got[r] == want[r], "PCCL_SLICE_LOG: rank %d: %llu lines, %llu relaunches measured", r, got[r], want[r]);
+}
+
 /* Collectives longer than a slice: cut mid-way (between steps, their
  * context saved as in a preemption), resumed by the next launch, exact;
  * with PCCL_SLICE_GAP_US, pcclRun leaves the relaunch to the poller. */
 static void test_cut_midway(void)
 {
     pt_begin("collectives cut by slices", 300);
+    char log[64];
+    snprintf(log, sizeof log, "/tmp/pccl-slice-log-%d.csv", (int)getpid());
+    unlink(log);
+    setenv("PCCL_SLICE_LOG", log, 1);
+    unsigned long long measured[2] = {0, 0};
     pcclComm_t c[2];
     pcclConfig_t cfg = pt_config(2, 4096);
     cfg.sliceUs = 200;
     cfg.sliceGapUs = 50; /* and the relaunch after a slice left to the poller, 50 us late */
     cfg.sliceAlign = 1;  /* and on the grid */
-    if (pt_init(c, 2, &cfg)) { pt_end(); return; }
+    int failed = pt_init(c, 2, &cfg);
+    unsetenv("PCCL_SLICE_LOG");
+    if (failed) { unlink(log); pt_end(); return; }
     pt_case cases[] = {
         {{pcclCollAllReduce, pcclFloat, pcclSum, 0, ck_scaled(1 << 20, 1 << 18), 2}, 0, 0, 0},
         {{pcclCollAllGather, pcclInt32, pcclSum, 0, ck_scaled(1 << 19, 1 << 17), 2}, 0, 0, 0},
@@ -140,7 +179,7 @@ static void test_cut_midway(void)
          * which comes >= the 50 us gap after the last thread ended. */
         pcclSliceStats_t sl;
         PT_OK(pcclCommGetSliceStats(c[r], &sl));
-        unsigned long long n = sl.relaunches;
+        unsigned long long n = measured[r] = sl.relaunches;
         PT_CHECK(n > 0 && n <= st.slices, "rank %d: %llu relaunches measured, %llu slices", r, n,
                  (unsigned long long)st.slices);
         PT_CHECK(sl.gapNs >= n * 50000, "rank %d: relaunched %.1f us after the end on average, the gap is 50", r,
@@ -166,6 +205,8 @@ static void test_cut_midway(void)
     PT_CHECK(pcclCommGetSliceStats(c[0], NULL) == pcclInvalidArgument, "NULL stats accepted");
     PT_CHECK(pcclCommGetSliceStats(NULL, &none) == pcclInvalidArgument, "NULL comm accepted");
     pt_destroy(c, 2);
+    check_slice_log(log, measured, 2);
+    unlink(log);
     pt_end();
 }
 
