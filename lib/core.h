@@ -255,8 +255,8 @@ typedef struct {
      * relaunch's cost split (lib/slice.c): its start, the slice's cut (0:
      * none), its first collective picked and its first step (0: none), its
      * end; the first pass that found work queued (restored or fetched; 0:
-     * none). */
-    uint64_t t_begin, t_cut, t_pick, t_first, t_end, t_work;
+     * none), and the end of its first pass's plan (fetch included). */
+    uint64_t t_begin, t_cut, t_pick, t_first, t_end, t_work, t_plan;
 } pccl_blk_stats;
 
 typedef struct {

@@ -167,7 +167,7 @@ PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
      * the peers came; that one quit idle and the restart delay held the
      * collective (the stream suite's opening gate waited 200 ms). */
     if (s && S->deadline < now + s / 2) S->deadline = now + s / 2;
-    S->st.t_cut = S->st.t_pick = S->st.t_first = S->st.t_end = S->st.t_work = 0;
+    S->st.t_cut = S->st.t_pick = S->st.t_first = S->st.t_end = S->st.t_work = S->st.t_plan = 0;
     S->sq_head = G->saved[b].sq_head;
     S->tq_len = (int32_t)G->saved[b].tq_len;
     for (int i = 0; i < S->tq_len; i++) S->tq[i] = G->saved_tq[(size_t)b * G->k.depth + i];
@@ -263,7 +263,9 @@ PCCL_FN void pccl_plan(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
         return;
     }
     int got = S->got = pccl_fetch(S, G, b, now);
-    if (S->tq_len && !S->st.t_work) S->st.t_work = now; /* the relaunch split (slice.c) */
+    /* the relaunch split (slice.c): one clock read per launch */
+    if (!S->st.t_plan) S->st.t_plan = PCCL_NOW_NS();
+    if (S->tq_len && !S->st.t_work) S->st.t_work = now;
     if (!S->tq_len && G->k.slice_early_ns && pccl_cut_idle(S, G, now, 1)) { /* idle near the deadline */
         S->cmd = PCCL_CMD_QUIT;
         return;

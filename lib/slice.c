@@ -16,7 +16,7 @@
 
 /* One launch's stamps: the extremes over its blocks. */
 typedef struct {
-    uint64_t begin_min, begin_max, cut_min, pick_min, first_min, end_min, end_max, idle_sum, work_min;
+    uint64_t begin_min, begin_max, cut_min, pick_min, first_min, end_min, end_max, idle_sum, work_min, plan_min;
     int nblocks;
 } launch_span;
 
@@ -25,11 +25,11 @@ static uint64_t ld(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUI
 static void span_read(pcclComm_t c, launch_span *s)
 {
     memset(s, 0, sizeof *s);
-    s->begin_min = s->cut_min = s->pick_min = s->first_min = s->end_min = s->work_min = UINT64_MAX;
+    s->begin_min = s->cut_min = s->pick_min = s->first_min = s->end_min = s->work_min = s->plan_min = UINT64_MAX;
     for (int b = 0; b < c->G.k.blocks; b++) {
         const pccl_blk_stats *t = &c->G.stats[b];
         uint64_t bg = ld(&t->t_begin), cut = ld(&t->t_cut), pk = ld(&t->t_pick), f = ld(&t->t_first),
-                 e = ld(&t->t_end), w = ld(&t->t_work);
+                 e = ld(&t->t_end), w = ld(&t->t_work), pl = ld(&t->t_plan);
         if (!bg || !e) continue; /* a block that never ran (cannot happen once launched) */
         s->nblocks++;
         if (bg < s->begin_min) s->begin_min = bg;
@@ -37,6 +37,7 @@ static void span_read(pcclComm_t c, launch_span *s)
         if (cut && cut < s->cut_min) s->cut_min = cut;
         if (pk && pk < s->pick_min) s->pick_min = pk;
         if (w && w < s->work_min) s->work_min = w;
+        if (b == 0 && pl) s->plan_min = pl; /* block 0's: the one that reads the host's SQ */
         if (f && f < s->first_min) s->first_min = f;
         if (e < s->end_min) s->end_min = e;
         if (e > s->end_max) s->end_max = e;
@@ -106,7 +107,7 @@ pcclResult_t pccl_slice_log_open(pcclComm_t c)
     setvbuf(c->slice_acc.log, NULL, _IOLBF, 0);
     fprintf(c->slice_acc.log,
             "rank,launch,late,drain,block_idle,dead,start_spread,refill,pick,work,gap,launch_call,queued,owed,"
-            "host_cq1,launch_latency\n");
+            "host_cq1,launch_latency,plan0\n");
     return pcclSuccess;
 }
 
@@ -122,11 +123,12 @@ static void log_line(pcclComm_t c, const launch_span *s, uint64_t dead)
     double first = s->first_min != UINT64_MAX ? (s->first_min - s->begin_min) / 1e3 : -1;
     double pick = s->pick_min != UINT64_MAX ? (s->pick_min - s->begin_min) / 1e3 : -1;
     double work = s->work_min != UINT64_MAX ? (s->work_min - s->begin_min) / 1e3 : -1;
-    fprintf(a->log, "%d,%llu,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%llu,%llu,%.1f,%.1f\n", c->rank,
+    double plan = s->plan_min != UINT64_MAX ? (s->plan_min - s->begin_min) / 1e3 : -1;
+    fprintf(a->log, "%d,%llu,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%llu,%llu,%.1f,%.1f,%.1f\n", c->rank,
             (unsigned long long)c->launches, a->late_ns / 1e3, a->drain_ns / 1e3, a->block_idle_ns / 1e3, dead / 1e3,
             (s->begin_max - s->begin_min) / 1e3, first, pick, work, a->gap_ns / 1e3, a->launch_ns / 1e3,
             (unsigned long long)a->queued, (unsigned long long)a->owed, a->cq1_ns / 1e3,
-            ((int64_t)(s->begin_min - a->call_ns) - a->off) / 1e3);
+            ((int64_t)(s->begin_min - a->call_ns) - a->off) / 1e3, plan);
 }
 
 /* The poller saw launch number c->launches end (mu held). */

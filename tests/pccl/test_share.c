@@ -112,7 +112,7 @@ static void test_devsync_while_streaming(void)
 }
 
 /* PCCL_SLICE_LOG's file: per rank, one line per relaunch measured
- * (want[r] of them), each with the header's 16 fields and the daemon's
+ * (want[r] of them), each with the header's 17 fields and the daemon's
  * stamps in their order (work found <= first pick <= first step), with
  * work outstanding at the relaunch call (queued >= owed, queued >= 1). */
 static void check_slice_log(const char *path, const unsigned long long *want, int nranks)
@@ -127,10 +127,11 @@ static void check_slice_log(const char *path, const unsigned long long *want, in
         if (!strncmp(line, "rank,", 5)) { headers++; continue; }
         int rank;
         unsigned long long launch, queued, owed;
-        double late, drain, idle, dead, spread, refill, pick, work, gap, call, cq1, lat;
-        int n = sscanf(line, "%d,%llu,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%llu,%llu,%lf,%lf", &rank, &launch, &late,
-                       &drain, &idle, &dead, &spread, &refill, &pick, &work, &gap, &call, &queued, &owed, &cq1, &lat);
-        if (n != 16 || rank < 0 || rank >= nranks || queued < 1 || owed > queued ||
+        double late, drain, idle, dead, spread, refill, pick, work, gap, call, cq1, lat, plan;
+        int n = sscanf(line, "%d,%llu,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%llu,%llu,%lf,%lf,%lf", &rank, &launch,
+                       &late, &drain, &idle, &dead, &spread, &refill, &pick, &work, &gap, &call, &queued, &owed, &cq1,
+                       &lat, &plan);
+        if (n != 17 || (work >= 0 && plan < 0) || rank < 0 || rank >= nranks || queued < 1 || owed > queued ||
             (refill >= 0 && (pick < 0 || pick > refill || work < 0 || work > pick))) {
             if (!bad++) PT_CHECK(0, "PCCL_SLICE_LOG: bad line (%d fields): %s", n, line);
             continue;
