@@ -30,6 +30,7 @@ pcclResult_t pccl_launch_locked(pcclComm_t c)
 {
     pccl_st_rel32(&c->G.hdr->sliced, 0); /* the new launch reports its own end */
     pccl_st_rel32(&c->G.hdr->quitting, 0); /* and decides its own (pccl_may_quit) */
+    c->G.epoch = c->launches + 1; /* its blocks follow block 0's decision to end it, not an older launch's */
     uint64_t t0 = pccl_now_ns();
     c->slice_acc.end_ns = pccl_slice_plan_locked(c, t0);
     pcclResult_t r = c->be->launch(c);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "../../lib/host/host.h" /* the scheduler's decisions, called directly below */
 
 #define SLICE_US 2000
 /* What a synchronization may take beyond the slice: the daemon thread, the
@@ -302,6 +303,64 @@ static void test_early_cut(void)
     pt_end();
 }
 
+/* Block 0 alone decides a launch's end (scheduler.h, pccl_may_quit): it
+ * reads the host's hold and sets the pinned quitting word; the other blocks
+ * read neither and follow its decision through device memory (G->quit, the
+ * launch's epoch), so that 64 blocks do not serialize on one pinned word at
+ * every cut.  Called directly on a block's state: a block past its deadline
+ * does not end the launch on its own, follows block 0's decision of this
+ * launch only, and block 0 stays while the hold is set. */
+static void test_block0_decides(void)
+{
+    pt_begin("block 0 decides", 30);
+    pccl_pinned_hdr hdr;
+    uint64_t quit = 0, progress = 7;
+    memset(&hdr, 0, sizeof hdr);
+    pccl_gpu G;
+    memset(&G, 0, sizeof G);
+    G.k.slice_ns = 1000;
+    G.k.quit_ns = 500;
+    G.hdr = &hdr;
+    G.quit = &quit;
+    G.progress = &progress;
+    G.epoch = 5;
+    pccl_blk S[2];
+    for (int b = 0; b < 2; b++) {
+        memset(&S[b], 0, sizeof S[b]);
+        S[b].blk = b;
+        S[b].epoch = G.epoch;
+        S[b].t_begin = 0;
+        S[b].deadline = 1000;
+        S[b].progress0 = 6; /* it progressed: the slice may end it */
+    }
+    /* block 1 past its deadline, before block 0 decided: it goes on, and
+     * touches no pinned word */
+    PT_CHECK(!pccl_cut_idle(&S[1], &G, 5000, 0), "block 1 ended the launch on its own");
+    PT_CHECK(!hdr.quitting && !quit, "block 1 decided for the launch (quitting %u, quit %llu)", hdr.quitting,
+             (unsigned long long)quit);
+    /* a decision of an older launch is not this one's */
+    quit = 4;
+    PT_CHECK(!pccl_cut_idle(&S[1], &G, 5000, 0), "block 1 followed launch 4's decision in launch 5");
+    /* block 0, held: a new slice, no decision */
+    hdr.hold = 1;
+    PT_CHECK(!pccl_cut_idle(&S[0], &G, 5000, 0), "block 0 ended a held launch");
+    PT_CHECK(S[0].deadline == 6000 && !hdr.quitting && quit == 4, "held: deadline %llu, quitting %u, quit %llu",
+             (unsigned long long)S[0].deadline, hdr.quitting, (unsigned long long)quit);
+    /* the hold released: block 0 decides at its (new) deadline, tells the
+     * host and the other blocks, which follow */
+    hdr.hold = 0;
+    PT_CHECK(pccl_cut_idle(&S[0], &G, 6000, 0) && S[0].st.t_cut == 6000, "block 0 did not end the launch");
+    PT_CHECK(hdr.quitting == 1 && quit == 5, "block 0's decision: quitting %u, quit %llu", hdr.quitting,
+             (unsigned long long)quit);
+    PT_CHECK(pccl_cut_idle(&S[1], &G, 6001, 0) && S[1].st.t_cut == 6001, "block 1 did not follow block 0");
+    /* an idle block 1 quits once block 0 decided, not before */
+    pccl_blk T = S[1];
+    T.cut = 0;
+    T.epoch = 6;
+    PT_CHECK(!pccl_may_quit(&T, &G), "an idle block 1 quit before block 0 of its launch decided");
+    pt_end();
+}
+
 int pt_register_share(void)
 {
     CU_pSuite s = CU_add_suite("share", NULL, NULL);
@@ -312,7 +371,8 @@ int pt_register_share(void)
         !CU_add_test(s, "chaos, random orders, 50 us slices", test_chaos_slices) ||
         !CU_add_test(s, "random orders while each rank's second thread synchronizes, within the slice",
                      test_cross_rank) ||
-        !CU_add_test(s, "PCCL_SLICE_EARLY_US: an idle block ends its launch early", test_early_cut))
+        !CU_add_test(s, "PCCL_SLICE_EARLY_US: an idle block ends its launch early", test_early_cut) ||
+        !CU_add_test(s, "block 0 alone decides a launch's end, the others follow", test_block0_decides))
         return -1;
     return 0;
 }
