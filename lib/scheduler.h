@@ -186,6 +186,13 @@ PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
      * read at once then) */
     S->progressed = 1;
     S->rng = G->k.chaos_seed ^ ((uint64_t)b << 40) ^ ((uint64_t)G->rank << 20) ^ now;
+    /* The blocks look at the abort flag (pinned memory) every 16th or 64th
+     * pass (pccl_plan); counted from the launch's start alike, the idle
+     * blocks, which start together and pause alike, all looked in the same
+     * pass: 63 reads of one pinned word at once, which the GPU serializes,
+     * while block 0 waits to read its SQ.  Counted from their index, they
+     * take turns. */
+    S->npass = b;
 }
 
 /* The time slice.  A launch that keeps finding work never quits by the

@@ -361,6 +361,54 @@ static void test_block0_decides(void)
     pt_end();
 }
 
+/* The blocks of a launch take turns to look at the abort flag (pinned
+ * memory; scheduler.h, pccl_begin): 63 idle blocks, started together, never
+ * all in the same pass.  With the flag set from the start, each block's
+ * passes (pccl_plan) run round by round until it sees it and quits. */
+static void test_abort_turns(void)
+{
+    pt_begin("abort turns", 30);
+    enum { NB = 64, DEPTH = 4 };
+    pccl_pinned_hdr hdr;
+    memset(&hdr, 0, sizeof hdr);
+    hdr.abort = 1;
+    uint64_t progress = 0, quit = 0, dsq[NB * DEPTH];
+    memset(dsq, 0, sizeof dsq);
+    pccl_blk_saved saved[NB];
+    memset(saved, 0, sizeof saved);
+    int32_t saved_tq[NB * DEPTH], tq[NB][DEPTH];
+    pccl_gpu G;
+    memset(&G, 0, sizeof G);
+    G.k.blocks = NB;
+    G.k.depth = DEPTH;
+    G.k.quit_ns = 1000000000; /* never idle here */
+    G.hdr = &hdr;
+    G.progress = &progress;
+    G.quit = &quit;
+    G.dsq = dsq;
+    G.saved = saved;
+    G.saved_tq = saved_tq;
+    static pccl_blk S[NB];
+    int quitted[NB] = {0}, most = 0, left = NB - 1;
+    for (int b = 1; b < NB; b++) {
+        memset(&S[b], 0, sizeof S[b]);
+        S[b].tq = tq[b];
+        pccl_begin(&S[b], &G, b, 1000);
+    }
+    for (int round = 1; round <= 64 && left; round++) {
+        int n = 0;
+        for (int b = 1; b < NB; b++) {
+            if (quitted[b]) continue;
+            pccl_plan(&S[b], &G, b, 1000 + (uint64_t)round);
+            if (S[b].cmd == PCCL_CMD_QUIT) { quitted[b] = round; n++; left--; }
+        }
+        if (n > most) most = n;
+    }
+    PT_CHECK(left == 0, "%d idle blocks never looked at the abort flag in 64 passes", left);
+    PT_CHECK(most <= 1, "%d idle blocks looked at the abort flag in the same pass", most);
+    pt_end();
+}
+
 int pt_register_share(void)
 {
     CU_pSuite s = CU_add_suite("share", NULL, NULL);
@@ -372,7 +420,8 @@ int pt_register_share(void)
         !CU_add_test(s, "random orders while each rank's second thread synchronizes, within the slice",
                      test_cross_rank) ||
         !CU_add_test(s, "PCCL_SLICE_EARLY_US: an idle block ends its launch early", test_early_cut) ||
-        !CU_add_test(s, "block 0 alone decides a launch's end, the others follow", test_block0_decides))
+        !CU_add_test(s, "block 0 alone decides a launch's end, the others follow", test_block0_decides) ||
+        !CU_add_test(s, "the blocks take turns to look at the abort flag", test_abort_turns))
         return -1;
     return 0;
 }
