@@ -52,6 +52,7 @@ static void comm_free(pcclComm_t c)
     if (c->be) c->be->close(c);
     free(c->colls);
     free(c->gwatch);
+    free(c->held);
     pthread_mutex_destroy(&c->mu);
     pthread_cond_destroy(&c->cv);
     pthread_cond_destroy(&c->poll_cv);

@@ -259,6 +259,8 @@ typedef struct {
     uint64_t t_begin, t_cut, t_pick, t_first, t_end, t_work, t_plan;
 } pccl_blk_stats;
 
+#define PCCL_HOLD_SET 8 /* held collectives the daemon can check itself */
+#define PCCL_HOLD_MANY 0xffffffffu
 typedef struct {
     uint32_t abort; /* host -> daemon: quit now, for good */
     /* daemon -> host: block 0 ended this launch because its time slice ran
@@ -275,7 +277,15 @@ typedef struct {
      * (PCCL_SLICE_ALIGN: a point of a grid all ranks share; 0: a slice
      * after each block's start) */
     uint64_t deadline;
-    uint32_t pad[26]; /* the header stays 128 bytes */
+    /* host -> daemon: which invocations the streams wait for (lib/stream.c),
+     * so that a held launch may still end once the daemon itself completed
+     * them all (pccl_hold_done), without waiting for the host to see the
+     * completions; a seqlock (hold_seq odd while the host rewrites it), and
+     * hold_n = PCCL_HOLD_MANY where the set does not fit (then the host's
+     * release alone ends the hold) */
+    uint64_t hold_tk[PCCL_HOLD_SET]; /* invocation hold_tk[i] of collective hold_id[i] */
+    uint32_t hold_id[PCCL_HOLD_SET];
+    uint32_t hold_seq, hold_n; /* the header stays 128 bytes */
     /* followed, in the same allocation, by: */
     /* uint64_t cq[depth]; uint64_t sq[depth]; pccl_args args[max_colls];
        pccl_blk_stats stats[blocks] */
@@ -540,6 +550,9 @@ int pccl_pick_proto(int knob, int type, uint64_t bytes, int nranks);
 /* The algorithm, likewise: PCCL_ALGO_DIRECT only where it applies
  * (all-reduce on 2 ranks), else the ring. */
 int pccl_pick_algo(int knob, int type, uint64_t bytes, int nranks);
+/* The fewest blocks a collective of `bytes` runs on (blocks of `threads`;
+ * host: the host backend), by the measured table (lib/tune.c). */
+uint64_t pccl_pick_min_blocks(uint64_t bytes, uint64_t threads, int host);
 #ifdef __cplusplus
 }
 #endif

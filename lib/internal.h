@@ -19,6 +19,7 @@ typedef struct pccl_boot pccl_boot;
 /* What the host keeps per registered collective. */
 typedef struct {
     pccl_coll dev;            /* the static context, as uploaded          */
+    int ready;                /* uploaded: registration is complete        */
     size_t in_bytes, out_bytes;
     int inflight;             /* an invocation was submitted, not completed */
     int in_callback;
@@ -28,6 +29,7 @@ typedef struct {
     uint64_t completions;
     uint64_t issued;          /* invocations issued, ever: the daemon's count too (ctx.inv) */
     uint64_t waited;          /* the latest ticket a stream waits for (pcclStreamWaitRun) */
+    int held_pos;             /* its place in the held set (stream.c), -1: not held */
     /* Stream-ordered invocations issued while one is in flight (stream.c):
      * submitted in order as each completes; their gates are already on
      * their streams. */
@@ -98,6 +100,7 @@ struct pcclComm {
     struct pccl_gwatch *gwatch; /* stream.c: gated invocations in flight, their gates watched */
     int ngwatch;
     int nheld;                  /* stream.c: collectives a stream waits for, not complete (hdr->hold) */
+    int *held;                  /* stream.c: their ids (the daemon checks PCCL_HOLD_SET of them itself) */
     pthread_t poller;
     int poller_started;
     char err[512];
@@ -120,6 +123,8 @@ struct pcclComm {
     int spinners;               /* waiters spinning on the CQ now: the poller leaves them the first look */
     struct pccl_trace *trace;   /* PCCL_TRACE_LAT=1 (trace.c), else NULL */
     pccl_slice_acc slice_acc;   /* slice.c */
+    uint64_t hang_dump_ns;      /* PCCL_HANG_DUMP_MS (dump.c); 0: never */
+    int hang_dumped;            /* the report was printed for this quiet spell */
 };
 
 struct pccl_backend {
@@ -161,6 +166,9 @@ struct pccl_backend {
     /* Returns once the daemon launched last has ended (stream.c's hold: a
      * launch that decided to end is waited for, then replaced). */
     void (*launch_wait)(pcclComm_t c);
+    /* Copies device memory out while the daemon runs, for the hang report
+     * (dump.c); NULL where the daemon's memory is not safely readable. */
+    pcclResult_t (*download)(pcclComm_t c, void *dst, const void *src, size_t n);
 };
 
 extern const pccl_backend pccl_host_backend;
@@ -281,7 +289,7 @@ void pccl_stream_next_locked(pcclComm_t c, int id);
  * invocation in flight opened since it was last looked at. */
 int pccl_stream_gate_opened_locked(pcclComm_t c);
 void pccl_stream_release(pcclComm_t c);
-void pccl_hold_release_locked(pcclComm_t c);
+void pccl_hold_release_locked(pcclComm_t c, int id);
 /* Value set by pccl_stream_release: >= every ticket under CUDA's cyclic
  * comparison. */
 #define PCCL_FIN_RELEASED (1ull << 62)
@@ -299,6 +307,7 @@ static inline void pccl_count_outstanding_locked(pcclComm_t c)
  * entry is there, draining what it may; 0 once `until` has passed. */
 int pccl_cq_pending(pcclComm_t c);
 int pccl_drain_own_locked(pcclComm_t c);
+void pccl_dump_locked(pcclComm_t c, FILE *f, uint64_t quiet_ns); /* dump.c: the hang report */
 int pccl_wait_spin_locked(pcclComm_t c, uint64_t until);
 /* PCCL_TRACE_LAT (trace.c), with mu held. */
 struct pccl_trace;

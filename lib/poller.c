@@ -67,7 +67,7 @@ void pccl_finish(pcclComm_t c, int id, pcclResult_t status)
     h->status = status;
     h->inflight = 0;
     h->completions++;
-    if (h->waited == h->completions) pccl_hold_release_locked(c); /* the last stream wait on it ends */
+    if (h->held_pos >= 0 && h->completions >= h->waited) pccl_hold_release_locked(c, id); /* the last stream wait on it ends */
     c->outstanding--;
     c->completed++;
     c->backoff_ns = c->relaunch_ns;
@@ -208,6 +208,10 @@ static void maybe_launch(pcclComm_t c, uint64_t now)
         pccl_slice_on_end_locked(c);
     }
     if (!c->outstanding) return;
+    /* Completions first: the launch may have ended having completed what
+     * was outstanding (a held launch ends once every invocation a stream
+     * waits for is complete, before the host has seen it: stream.c). */
+    if (pccl_cq_pending(c)) return;
     int sliced = pccl_ld_acq32(&c->G.hdr->sliced) != 0;
     if (sliced && (int64_t)now - c->quit_seen_ns < c->slice_gap_ns) return; /* the waiting call's turn */
     /* A gate that opened is as good as a new request: a stream invocation
@@ -222,6 +226,17 @@ static void maybe_launch(pcclComm_t c, uint64_t now)
     }
 }
 
+
+/* PCCL_HANG_DUMP_MS: once per quiet spell with work outstanding (dump.c). */
+static void hang_report(pcclComm_t c, uint64_t now, int completions)
+{
+    if (completions || !c->outstanding) c->hang_dumped = 0;
+    if (!c->hang_dump_ns || !c->outstanding || c->hang_dumped) return;
+    uint64_t since = c->cq_seen_ns > c->inflight_since ? c->cq_seen_ns : c->inflight_since;
+    if (now - since < c->hang_dump_ns) return;
+    c->hang_dumped = 1;
+    pccl_dump_locked(c, stderr, now - since);
+}
 
 static void poller_sleep(pcclComm_t c, int64_t ns)
 {
@@ -281,6 +296,7 @@ void *pccl_poller_main(void *arg)
         if (c->boot) pccl_boot_beat(c->boot); /* peers see this rank alive (health.c) */
         pccl_health_check(c, now);
         if (n || c->submitted != seen) { last_event = now; seen = c->submitted; }
+        hang_report(c, now, n);
         /* Near the end of a launch's slice the poller is hot and looks more
          * often, and stays so until the relaunch: a sliced daemon is
          * relaunched within SLICE_QUERY_NS of PCCL_SLICE_GAP_US, not after a

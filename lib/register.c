@@ -69,7 +69,7 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
     d.proto = (uint8_t)pccl_pick_proto(c->proto, type, bytes, c->nranks);
     d.algo = (uint8_t)pccl_pick_algo(c->algo, type, bytes, c->nranks);
     uint64_t bpb = d.proto == PCCL_PROTO_LL ? PCCL_LL_BYTES_PER_BLOCK : PCCL_BYTES_PER_BLOCK;
-    uint64_t want = bytes / (bpb * th / 512), lo = (4 * 512 + th - 1) / th;
+    uint64_t want = bytes / (bpb * th / 512), lo = pccl_pick_min_blocks(bytes, th, c->be == &pccl_host_backend);
     if (lo > blocks) lo = blocks;
     if (want < lo) want = lo;
     if (want < blocks) blocks = want;
@@ -108,9 +108,19 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
     d.dyn = c->G.k.dynamic && d.ngroups > d.used && d.proto != PCCL_PROTO_LL;
     pccl_build_program(&d);
 
+    /* The id and the arena range are taken under the lock, the upload is
+     * made without it: a driver call may wait for the GPU (a lazy module
+     * load elsewhere in the process holds the context lock and drains the
+     * GPU; a copy may queue behind the daemon), and meanwhile the poller
+     * must be free to drain completions, which release the stream holds
+     * that keep the daemon running (stream.c).  On one H100 with two ranks
+     * sharing it, the torch backend's lazy registration sat in this upload
+     * with the lock held while the poller waited for the lock: a hang in 3
+     * of 5 runs (results/stream-gpu/run9). */
     pthread_mutex_lock(&c->mu);
     pcclResult_t r = pcclSuccess;
     size_t need = pccl_conn_stride(&d, c->G.k.slots) * (size_t)d.used;
+    int i = c->ncolls;
     if (c->ncolls >= c->G.k.max_colls)
         r = pccl_err(c, pcclInvalidUsage, "%s: %d collectives registered already (PCCL_MAX_COLLS)", fn, c->ncolls);
     else if (c->arena_used + need > c->arena_bytes)
@@ -118,22 +128,24 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
                      "%s: connector arena full: %zu of %zu bytes used, %zu needed (PCCL_ARENA_BYTES)", fn,
                      c->arena_used, c->arena_bytes, need);
     if (!r) {
-        int i = c->ncolls;
         d.conn_off = c->arena_used;
-        r = c->be->upload(c, &c->G.colls[i], &d, sizeof d);
-        if (!r) {
-            pccl_hcoll *h = &c->colls[i];
-            memset(h, 0, sizeof *h);
-            h->dev = d;
-            size_t b = count * (size_t)es;
-            h->in_bytes = type == 2 ? b * c->nranks : b;
-            h->out_bytes = type == 1 ? b * c->nranks : b;
-            c->arena_used += need;
-            c->ncolls++;
-            *id = i;
-        }
+        pccl_hcoll *h = &c->colls[i];
+        memset(h, 0, sizeof *h); /* not ready: pcclRun refuses it until the upload is done */
+        h->held_pos = -1;
+        h->dev = d;
+        size_t b = count * (size_t)es;
+        h->in_bytes = type == 2 ? b * c->nranks : b;
+        h->out_bytes = type == 1 ? b * c->nranks : b;
+        c->arena_used += need;
+        c->ncolls++;
     }
     pthread_mutex_unlock(&c->mu);
+    if (r) return r;
+    r = c->be->upload(c, &c->G.colls[i], &d, sizeof d);
+    pthread_mutex_lock(&c->mu);
+    c->colls[i].ready = !r; /* a failed upload leaves the id unusable (the error says why) */
+    pthread_mutex_unlock(&c->mu);
+    if (!r) *id = i;
     return r;
 }
 

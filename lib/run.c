@@ -5,7 +5,7 @@
 
 #include "internal.h"
 
-static int coll_id_ok(pcclComm_t c, int id) { return id >= 0 && id < c->ncolls; }
+static int coll_id_ok(pcclComm_t c, int id) { return id >= 0 && id < c->ncolls && c->colls[id].ready; }
 
 /* A buffer the collective uses: aligned to its element (the daemon reads and
  * writes whole elements: a misaligned one faults on the GPU, is undefined

@@ -204,15 +204,42 @@ PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
  * at its next decision (a step boundary), saves the active collective as a
  * preemption does, and quits with its task queue saved; the poller relaunches
  * at once (poller.c), and the waiting call gets the GPU in between. */
+/* Whether every invocation a stream waits for is complete on this GPU (its
+ * completion flag written): the waits are then satisfied, and holding the
+ * launch until the host has seen the completions would make a drain (a lazy
+ * module load holding the context lock) wait for the host's poller, which
+ * may itself be inside a driver call that waits for that lock.  A consistent
+ * copy of the host's set or none (seqlock); 0 when it does not fit. */
+PCCL_FN int pccl_hold_done(const pccl_gpu *G)
+{
+    const pccl_pinned_hdr *h = G->hdr;
+    for (int tries = 0; tries < 4; tries++) {
+        uint32_t s1 = pccl_ld_acq32(&h->hold_seq), n = pccl_ld_acq32(&h->hold_n);
+        if (s1 & 1) continue;
+        if (n > PCCL_HOLD_SET) return 0;
+        int done = 1;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t id = pccl_ld_acq32(&h->hold_id[i]);
+            uint64_t tk = pccl_ld_acq(&h->hold_tk[i]);
+            if ((int)id >= G->k.max_colls) return 0;
+            if ((int64_t)(pccl_ld_acq(&G->fin[id]) - tk) < 0) done = 0;
+        }
+        if (pccl_ld_acq32(&h->hold_seq) == s1) return done;
+    }
+    return 0;
+}
+
 /* Whether a block may end this launch.  While a stream waits for one of
  * this GPU's collectives (hdr->hold), an implicit synchronization of the
  * process (a lazy module load, cudaFree) cannot return before that
  * collective completes, and the module load holds the context lock that a
  * relaunch needs: a daemon that quit then would never be back, and the
  * process would hang.  So a held launch stays, and gives the waiting call
- * nothing to wait for that it could not wait for anyway.  Once one block has
- * decided to end the launch (no hold when it looked), every block follows
- * at its next decision, so that none waits for another's share. */
+ * nothing to wait for that it could not wait for anyway, until the daemon
+ * has completed every invocation the streams wait for (pccl_hold_done).
+ * Once block 0 has decided to end the launch (no hold when it looked),
+ * every block follows at its next decision, so that none waits for
+ * another's share. */
 PCCL_FN int pccl_may_quit(const pccl_blk *S, const pccl_gpu *G)
 {
     /* Block 0 alone decides: it reads the host's hold and tells the host
@@ -223,7 +250,7 @@ PCCL_FN int pccl_may_quit(const pccl_blk *S, const pccl_gpu *G)
      * serializes), the last of 64 blocks ended 130 us after the first cut on
      * one H100, and the GPU worked on nothing meanwhile. */
     if (pccl_ld_gpu(G->quit) == S->epoch) return 1;
-    if (S->blk != 0 || pccl_ld_acq32(&G->hdr->hold)) return 0;
+    if (S->blk != 0 || (pccl_ld_acq32(&G->hdr->hold) && !pccl_hold_done(G))) return 0;
     pccl_st_rel32(&G->hdr->quitting, 1);
     pccl_st_post_gpu(G->quit, S->epoch);
     return 1;

@@ -128,7 +128,7 @@ pcclResult_t pcclRunAfter(pcclComm_t c, int id, const void *sendbuff, void *recv
 /* An issued ticket of a registered collective (mu held); fn names the call. */
 static pcclResult_t ticket_check_locked(pcclComm_t c, const char *fn, int id, uint64_t ticket)
 {
-    if (id < 0 || id >= c->ncolls)
+    if (id < 0 || id >= c->ncolls || !c->colls[id].ready)
         return pccl_err(c, pcclInvalidArgument, "%s: collId %d not registered (have %d)", fn, id, c->ncolls);
     if (ticket < 1 || ticket > c->colls[id].issued)
         return pccl_err(c, pcclInvalidArgument, "%s: ticket %llu of collId %d was not issued (issued: %llu)", fn,
@@ -144,41 +144,72 @@ static pcclResult_t ticket_check_locked(pcclComm_t c, const char *fn, int id, ui
  * the stream's wait, and a daemon that quit could not be relaunched until
  * the lock is free.  So the daemon must be running when the wait is
  * enqueued, and stay until the collective completes. */
+/* The hold flag, and the set of held invocations the daemon checks itself
+ * (core.h, pccl_hold_done): the collectives a stream waits for and the
+ * ticket each waits for, PCCL_HOLD_SET of them at most (else PCCL_HOLD_MANY:
+ * held until the host's release).  The host is the only writer (mu held);
+ * a seqlock lets the daemon read a consistent copy or retry. */
 static void hold_publish_locked(pcclComm_t c)
 {
-    pccl_st_rel32(&c->G.hdr->hold, c->nheld > 0 && !c->aborted && !c->failed);
+    pccl_pinned_hdr *hd = c->G.hdr;
+    uint32_t seq = hd->hold_seq + 1, n = c->nheld <= PCCL_HOLD_SET ? (uint32_t)c->nheld : PCCL_HOLD_MANY;
+    __atomic_store_n(&hd->hold_seq, seq, __ATOMIC_RELAXED); /* odd: being rewritten */
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    for (uint32_t i = 0; n != PCCL_HOLD_MANY && i < n; i++) {
+        int id = c->held[i];
+        __atomic_store_n(&hd->hold_id[i], (uint32_t)id, __ATOMIC_RELAXED);
+        __atomic_store_n(&hd->hold_tk[i], c->colls[id].waited, __ATOMIC_RELAXED);
+    }
+    __atomic_store_n(&hd->hold_n, n, __ATOMIC_RELAXED);
+    __atomic_store_n(&hd->hold_seq, seq + 1, __ATOMIC_RELEASE);
+    pccl_st_rel32(&hd->hold, c->nheld > 0 && !c->aborted && !c->failed);
 }
 
-void pccl_hold_release_locked(pcclComm_t c)
+void pccl_hold_release_locked(pcclComm_t c, int id)
 {
-    if (c->nheld > 0 && --c->nheld == 0) hold_publish_locked(c);
+    pccl_hcoll *h = &c->colls[id];
+    if (c->nheld <= 0 || h->held_pos < 0) return;
+    int last = c->held[--c->nheld];
+    c->held[h->held_pos] = last;
+    c->colls[last].held_pos = h->held_pos;
+    h->held_pos = -1;
+    hold_publish_locked(c);
 }
 
 static pcclResult_t hold_locked(pcclComm_t c, int id, uint64_t ticket)
 {
     pccl_hcoll *h = &c->colls[id];
-    if (ticket <= h->completions || c->aborted || c->failed) return pcclSuccess;
-    if (h->waited <= h->completions && c->nheld++ == 0) {
-        hold_publish_locked(c);
-        /* A daemon that quit before the hold (its gate closed, say) comes
-         * back now, before the caller's next CUDA call can be a module load
-         * or a stream synchronization that keeps the poller's relaunch out
-         * (on one H100 a poller sat in cudaStreamQuery while the thread
-         * that waited synchronized: results/stream-gpu/run7).  A launch
-         * whose blocks already decided to end (hdr->quitting: one saw no
-         * hold) ends at their next decision: it is waited for and replaced.
-         * While held, a running daemon does not quit, so only the first
-         * hold needs the look. */
-        __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the hold before the look at quitting */
-        if (c->stopping == 0) {
-            if (pccl_ld_acq32(&c->G.hdr->quitting)) c->be->launch_wait(c);
-            if (!c->be->running(c)) {
-                pcclResult_t r = pccl_launch_locked(c);
-                if (r) return r;
-            }
+    if (ticket <= h->completions || ticket <= h->waited || c->aborted || c->failed) {
+        if (ticket > h->waited) h->waited = ticket;
+        return pcclSuccess;
+    }
+    if (!c->held) c->held = malloc(sizeof *c->held * (size_t)c->G.k.max_colls);
+    if (!c->held) return pccl_err(c, pcclSystemError, "out of host memory");
+    h->waited = ticket;
+    int first = c->nheld == 0;
+    if (h->held_pos < 0) {
+        h->held_pos = c->nheld;
+        c->held[c->nheld++] = id;
+    }
+    hold_publish_locked(c);
+    /* A daemon that quit before the hold (its gate closed, say), or one whose
+     * blocks are ending the launch (hdr->quitting: one saw no hold, or saw
+     * every held invocation complete before this one was added), comes back
+     * now, before the caller's next CUDA call can be a module load or a
+     * stream synchronization that keeps the poller's relaunch out (on one
+     * H100 a poller sat in cudaStreamQuery while the thread that waited
+     * synchronized: results/stream-gpu/run7): an ending launch is waited
+     * for and replaced. */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the hold before the look at quitting */
+    if (c->stopping == 0) {
+        int quitting = pccl_ld_acq32(&c->G.hdr->quitting) != 0;
+        if (quitting) c->be->launch_wait(c);
+        /* held already and not ending: the launch runs, no driver call */
+        if ((quitting || first) && !c->be->running(c)) {
+            pcclResult_t r = pccl_launch_locked(c);
+            if (r) return r;
         }
     }
-    if (ticket > h->waited) h->waited = ticket;
     return pcclSuccess;
 }
 

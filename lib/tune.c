@@ -1,5 +1,6 @@
-/* The tuner: which protocol a collective's connectors speak, picked at
- * registration from its size and the rank count, as NCCL's tuner picks
+/* The tuner: which protocol a collective's connectors speak (and which
+ * algorithm, on how few blocks), picked at registration from its size and
+ * the rank count, as NCCL's tuner picks
  * protocol by message size (PCCL_PROTO=simple|ll overrides it).  Every rank
  * registers the same collective with the same size and count of ranks, so
  * every rank picks the same protocol, as its ring needs. */
@@ -41,4 +42,25 @@ int pccl_pick_algo(int knob, int type, uint64_t bytes, int nranks)
     if (!applies) return PCCL_ALGO_RING;
     if (knob != PCCL_ALGO_AUTO) return knob;
     return bytes <= DIRECT_MAX ? PCCL_ALGO_DIRECT : PCCL_ALGO_RING;
+}
+
+/* Small collectives on one block.  A collective's blocks each fetch its SQ
+ * entry (block 0 hands it on), run their share and count themselves done
+ * before the last posts the completion: a few microseconds that a small
+ * collective's data never pays back.  One H100 (results/hostpath/blocks.md):
+ * one rank's all-reduce round trip from 128 B to 32 KiB took 11.4-12.5 us on
+ * one block against 16.0-16.9 with 4 or more (8 B, one block anyway: 11.7-
+ * 12.6); two ranks sharing the GPU (LL, direct), 17.1-19.0 us against
+ * 20.8-22.7 from 128 B to 8 KiB, but 25.8 against 23.5 at 32 KiB and twice
+ * the time from 128 KiB.  So one block up to 8 KiB, at any rank count
+ * (not yet measured on 2+ GPUs); the host backend as before. */
+#define ONE_BLOCK_MAX (8u << 10)
+
+uint64_t pccl_pick_min_blocks(uint64_t bytes, uint64_t threads, int host)
+{
+    /* The host backend keeps several: its blocks are threads, the cost above
+     * is the GPU's, and its tests' small collectives exercise the blocks'
+     * hand-offs (a collective of 8 B has one loop, one block, anyway). */
+    if (bytes <= ONE_BLOCK_MAX && !host) return 1;
+    return (4 * 512 + threads - 1) / threads; /* 4 x 512 threads' worth at least */
 }

@@ -307,8 +307,19 @@ static void g_launch_wait(pcclComm_t c)
     if (cudaStreamSynchronize(((gpu_bk *)c->bk)->stream) != cudaSuccess) cudaGetLastError();
 }
 
+/* For the hang report: on the copy stream, so never behind the daemon or
+ * the application's streams. */
+static pcclResult_t g_download(pcclComm_t c, void *dst, const void *src, size_t n)
+{
+    cudaStream_t s = ((gpu_bk *)c->bk)->copy;
+    CU(c, cudaSetDevice(c->dev));
+    CU(c, cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, s));
+    CU(c, cudaStreamSynchronize(s));
+    return pcclSuccess;
+}
+
 extern "C" const pccl_backend pccl_gpu_backend = {
     "gpu", g_open, g_close, g_export, g_import, g_unimport, g_enable_peer, g_upload,
     g_launch, g_running, g_devsync, g_check_buf, g_alloc, g_free, g_count, NULL,
-    g_stream_check, g_stream_write, g_stream_wait, g_set_flags, g_launch_wait,
+    g_stream_check, g_stream_write, g_stream_wait, g_set_flags, g_launch_wait, g_download,
 };

@@ -33,9 +33,14 @@ typedef struct {
     char *mapped[2];             /* peers' arenas mapped (import) */
     size_t mapped_bytes[2];
     /* PCCL_TEST_DRAIN_LOCKS=1: the device synchronization holds ctx_mu, which
-     * a launch needs, while it waits, as CUDA's lazy module load holds the
-     * context lock while it waits for the GPU to drain (and cudaFree) */
+     * a launch and the running query need, while it waits, as CUDA's lazy
+     * module load holds the context lock while it waits for the GPU to drain
+     * (and cudaFree) */
     int drain_locks;
+    /* PCCL_TEST_UPLOAD_DRAINS=1: a registration's upload waits until no
+     * daemon runs, as a driver call caught behind a drain (a lazy module
+     * load on another thread) or a copy queued behind the daemon does */
+    int upload_drains;
     pthread_mutex_t ctx_mu;
 } host_bk;
 
@@ -92,6 +97,8 @@ static pcclResult_t h_open(pcclComm_t c)
     pthread_mutex_init(&h->ctx_mu, NULL);
     const char *dl = getenv("PCCL_TEST_DRAIN_LOCKS");
     h->drain_locks = dl && atoi(dl) > 0;
+    const char *ud = getenv("PCCL_TEST_UPLOAD_DRAINS");
+    h->upload_drains = ud && atoi(ud) > 0;
     c->bk = h;
     size_t total = pccl_carve_device(&c->G, NULL);
     h->dev = calloc(1, total);
@@ -202,8 +209,11 @@ static void h_forget(pcclComm_t c, int rank)
 }
 static pcclResult_t h_enable_peer(pcclComm_t c, int peer) { return pcclSuccess; }
 
+static int h_running(pcclComm_t c);
+
 static pcclResult_t h_upload(pcclComm_t c, void *dst, const void *src, size_t n)
 {
+    while (((host_bk *)c->bk)->upload_drains && h_running(c)) usleep(100);
     memcpy(dst, src, n);
     return pcclSuccess;
 }
@@ -241,9 +251,13 @@ static pcclResult_t h_launch(pcclComm_t c)
 static int h_running(pcclComm_t c)
 {
     host_bk *h = c->bk;
+    /* PCCL_TEST_DRAIN_LOCKS: the query waits for the drain's lock, as a
+     * driver call may wait for the context lock a lazy module load holds */
+    if (h->drain_locks) pthread_mutex_lock(&h->ctx_mu);
     pthread_mutex_lock(&h->mu);
     int r = h->remaining > 0;
     pthread_mutex_unlock(&h->mu);
+    if (h->drain_locks) pthread_mutex_unlock(&h->ctx_mu);
     return r;
 }
 
@@ -303,4 +317,5 @@ const pccl_backend pccl_host_backend = {
     "host", h_open, h_close, h_export, h_import, h_unimport, h_enable_peer, h_upload,
     h_launch, h_running, h_devsync, h_check_buf, h_alloc, h_free, h_count, h_forget,
     pccl_host_stream_check, pccl_host_stream_write, pccl_host_stream_wait, h_set_flags, h_launch_wait,
+    NULL, /* download: the emulated GPUs write their memory without atomics */
 };

@@ -240,3 +240,27 @@ int pt_threads_settle(int base)
     }
     return now;
 }
+
+int pt_stderr_begin(pt_stderr *s)
+{
+    snprintf(s->path, sizeof s->path, "/tmp/pccl-stderr-test-XXXXXX");
+    s->fd = mkstemp(s->path);
+    if (s->fd < 0) return -1;
+    fflush(stderr);
+    s->saved = dup(2);
+    dup2(s->fd, 2);
+    return 0;
+}
+
+char *pt_stderr_end(pt_stderr *s)
+{
+    fflush(stderr);
+    dup2(s->saved, 2);
+    close(s->saved);
+    off_t n = lseek(s->fd, 0, SEEK_END);
+    char *out = n >= 0 ? calloc((size_t)n + 1, 1) : NULL;
+    if (out && pread(s->fd, out, (size_t)n, 0) != n) out[0] = 0;
+    close(s->fd);
+    unlink(s->path);
+    return out;
+}

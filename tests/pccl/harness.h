@@ -28,6 +28,7 @@ int pt_register_stream(void);
 int pt_register_share(void);
 int pt_register_proto(void);
 int pt_register_hostpath(void);
+int pt_register_dump(void);
 
 /* A failed CUnit assertion carrying a formatted message (also printed to
  * stderr).  Main thread only (CUnit is not thread-safe): worker threads count
@@ -56,6 +57,15 @@ void pt_fail(const char *file, int line, const char *fmt, ...) __attribute__((fo
         PT_CHECK(pt_r_ == (want), "%s -> %s, expected %s", #call, pcclGetErrorString(pt_r_),      \
                  pcclGetErrorString(want));                                                      \
     } while (0)
+
+/* stderr into a temporary file between begin and end; end returns what was
+ * printed (malloc'd; NULL on failure).  begin returns 0 on success. */
+typedef struct {
+    int fd, saved;
+    char path[40];
+} pt_stderr;
+int pt_stderr_begin(pt_stderr *s);
+char *pt_stderr_end(pt_stderr *s);
 
 /* Arms the watchdog (check.h) for this test: `seconds` without a kick aborts. */
 void pt_begin(const char *test, double seconds);

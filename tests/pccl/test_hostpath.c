@@ -291,22 +291,10 @@ static void test_waitrun_spin(void)
 /* Destroys p with stderr in a file; returns what was printed (malloc'd). */
 static char *close_capturing_stderr(hp_pair *p)
 {
-    char path[] = "/tmp/pccl-trace-test-XXXXXX";
-    int fd = mkstemp(path);
-    if (fd < 0) { hp_close(p); return NULL; }
-    fflush(stderr);
-    int saved = dup(2);
-    dup2(fd, 2);
+    pt_stderr cap;
+    int ok = pt_stderr_begin(&cap) == 0;
     hp_close(p);
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    off_t n = lseek(fd, 0, SEEK_END);
-    char *s = calloc((size_t)n + 1, 1);
-    if (s && pread(fd, s, (size_t)n, 0) != n) s[0] = 0;
-    close(fd);
-    unlink(path);
-    return s;
+    return ok ? pt_stderr_end(&cap) : NULL;
 }
 
 /* The median of hop `name` on line `l`, or -1e9 if absent. */

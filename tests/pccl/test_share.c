@@ -314,10 +314,16 @@ static void test_block0_decides(void)
 {
     pt_begin("block 0 decides", 30);
     pccl_pinned_hdr hdr;
-    uint64_t quit = 0, progress = 7;
+    uint64_t quit = 0, progress = 7, fin[1] = {0};
     memset(&hdr, 0, sizeof hdr);
+    /* the stream waits for invocation 1 of collective 0, not complete */
+    hdr.hold_n = 1;
+    hdr.hold_id[0] = 0;
+    hdr.hold_tk[0] = 1;
     pccl_gpu G;
     memset(&G, 0, sizeof G);
+    G.k.max_colls = 1;
+    G.fin = fin;
     G.k.slice_ns = 1000;
     G.k.quit_ns = 500;
     G.hdr = &hdr;
@@ -346,9 +352,10 @@ static void test_block0_decides(void)
     PT_CHECK(!pccl_cut_idle(&S[0], &G, 5000, 0), "block 0 ended a held launch");
     PT_CHECK(S[0].deadline == 6000 && !hdr.quitting && quit == 4, "held: deadline %llu, quitting %u, quit %llu",
              (unsigned long long)S[0].deadline, hdr.quitting, (unsigned long long)quit);
-    /* the hold released: block 0 decides at its (new) deadline, tells the
-     * host and the other blocks, which follow */
-    hdr.hold = 0;
+    /* the held invocation complete (pccl_hold_done), the hold still set:
+     * block 0 decides at its (new) deadline, tells the host and the other
+     * blocks, which follow */
+    fin[0] = 1;
     PT_CHECK(pccl_cut_idle(&S[0], &G, 6000, 0) && S[0].st.t_cut == 6000, "block 0 did not end the launch");
     PT_CHECK(hdr.quitting == 1 && quit == 5, "block 0's decision: quitting %u, quit %llu", hdr.quitting,
              (unsigned long long)quit);

@@ -349,7 +349,11 @@ static void *join_late(void *arg)
  * joins 50 ms later, long after an idle daemon quits (PCCL_QUIT_US 500).  A
  * daemon that quit could not be relaunched before the drain ended, nor the
  * drain end before the collective completed: it must stay while the stream
- * waits (scheduler.h, pccl_may_quit), and quit once the wait is over. */
+ * waits (scheduler.h, pccl_may_quit), and quit once the wait is over.  The
+ * backend's running query waits for the drain's lock too (as a driver call
+ * may wait for the context lock), so the poller cannot drain the completion
+ * meanwhile: the daemon must see the held invocation complete itself
+ * (pccl_hold_done), or the drain waits for good. */
 static void test_drain_locks_launch(void)
 {
     pair p;
@@ -380,6 +384,53 @@ static void test_drain_locks_launch(void)
     double t0 = ck_now();
     PT_OK(pcclDeviceSynchronize(p.comms[0]));
     PT_CHECK(ck_now() - t0 < 2.0, "a drain after the wait took %.2f s: the daemon stayed held", ck_now() - t0);
+    pair_close(&p);
+    pt_end();
+}
+
+/* The torch backend registers lazily, between a step's stream waits.  A
+ * registration whose upload waits for the GPU to drain (PCCL_TEST_UPLOAD_DRAINS=1,
+ * as a copy caught behind a lazy module load does on a GPU) while a stream
+ * waits for a collective: the collective completes once rank 1 joins, and the
+ * daemon may quit only once the host has seen it complete (the hold).  An
+ * upload made with the communicator's lock held kept the poller from seeing
+ * it: the daemon stayed held and the upload waited for good (one H100, two
+ * ranks sharing it: results/stream-gpu/run9). */
+static void test_register_while_held(void)
+{
+    pair p;
+    pt_begin("stream: a registration whose upload waits for the drain while a stream waits", 20);
+    setenv("PCCL_TEST_UPLOAD_DRAINS", "1", 1);
+    int bad = pair_open(&p, 2);
+    unsetenv("PCCL_TEST_UPLOAD_DRAINS");
+    if (bad) { pt_end(); return; }
+    for (int r = 0; r < 2; r++)
+        for (int i = 0; i < N; i++) p.send[r][i] = i;
+    sfn out = {p.recv[0], 0, 0, 0, -1};
+    PT_OK(pcclRunOnStream(p.comms[0], p.id, p.send[0], p.recv[0], p.st[0]));
+    PT_OK(pcclHostStreamLaunch(p.st[0], check_output, &out));
+    late_peer l = {&p, 0, pcclInternalError};
+    pthread_t th;
+    pthread_create(&th, NULL, join_late, &l);
+    int id2 = -1;
+    PT_OK(pcclRegisterBroadcast(p.comms[0], N, pcclInt32, 1, 0, &id2)); /* returns once the daemon quit */
+    double t = ck_now();
+    pthread_join(th, NULL);
+    PT_CHECK(l.r == pcclSuccess, "rank 1: %s", pcclGetErrorString(l.r));
+    PT_CHECK(t >= l.t, "the registration returned before rank 1 joined: its upload did not wait for the drain");
+    PT_OK(pcclHostStreamSynchronize(p.st[0]));
+    PT_CHECK(out.wrong == 0, "%ld of %d output elements wrong", out.wrong, N);
+    /* the new collective works, and ids agree with rank 1's registration */
+    int id2b = -1;
+    PT_OK(pcclRegisterBroadcast(p.comms[1], N, pcclInt32, 1, 0, &id2b));
+    PT_CHECK(id2 == id2b && id2 == p.id + 1, "ids %d and %d, expected %d", id2, id2b, p.id + 1);
+    for (int i = 0; i < N; i++) { p.send[1][i] = 7 * i; p.recv[0][i] = -1; }
+    PT_OK(pcclRun(p.comms[1], id2, p.send[1], p.recv[1], NULL, NULL));
+    PT_OK(pcclRun(p.comms[0], id2, NULL, p.recv[0], NULL, NULL));
+    for (int r = 0; r < 2; r++) PT_OK(pcclWait(p.comms[r], id2));
+    long wrong = 0;
+    for (int i = 0; i < N; i++) wrong += p.recv[0][i] != 7 * i;
+    PT_CHECK(wrong == 0, "broadcast after the registration: %ld of %d elements wrong", wrong, N);
     pair_close(&p);
     pt_end();
 }
@@ -455,6 +506,7 @@ int pt_register_stream(void)
         !CU_add_test(s, "abort releases a waiting stream", test_abort_releases) ||
         !CU_add_test(s, "an opening gate relaunches the daemon", test_gate_opening_relaunches) ||
         !CU_add_test(s, "a drain holding the launch lock while a stream waits", test_drain_locks_launch) ||
+        !CU_add_test(s, "a registration waiting for the drain while a stream waits", test_register_while_held) ||
         !CU_add_test(s, "bad handles refused", test_bad_handles) ||
         !CU_add_test(s, "random order through streams, 2 gpus", test_random_2) ||
         !CU_add_test(s, "random order through streams, 4 gpus", test_random_4) ||
