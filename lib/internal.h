@@ -249,8 +249,6 @@ void pccl_live_drain(pcclComm_t c); /* waits until no call holds it */
  * called with c->mu held; pccl_finish drops it around the callback. */
 void *pccl_poller_main(void *arg);
 pcclResult_t pccl_launch_locked(pcclComm_t c);
-/* poller.c: a stream query, asked only while c->was_running (its comment) */
-int pccl_daemon_query_locked(pcclComm_t c);
 /* slice.c: the poller saw the daemon's latest launch end; a launch call
  * began at call_ns and returned at back_ns (host clock). */
 void pccl_slice_on_end_locked(pcclComm_t c);

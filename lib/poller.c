@@ -43,15 +43,15 @@ pcclResult_t pccl_launch_locked(pcclComm_t c)
     return pcclSuccess;
 }
 
-/* Asks the driver whether the daemon still runs (a stream query).  Callers
- * ask only while c->was_running: every launch sets it and the poller clears
- * it when it sees the launch end, so with it clear the stream is idle and
- * the answer known.  During a slice's gap the poller asked every
+/* Asks the driver whether the daemon still runs (a stream query).  The
+ * poller asks only while c->was_running: every launch sets it and the poller
+ * clears it when it sees the launch end, so with it clear the stream is idle
+ * and the answer known.  During a slice's gap the poller asked every
  * SLICE_QUERY_NS before: driver calls on the path to the relaunch, and
  * beside the waiting CUDA call the gap is for (a poller was seen to sit in
  * cudaStreamQuery while another thread synchronized: lib/stream.c).
  * Counted when made in a gap (pcclSliceStats_t.gapQueries). */
-int pccl_daemon_query_locked(pcclComm_t c)
+static int daemon_query(pcclComm_t c)
 {
     if (c->slice_acc.cut_launch && c->slice_acc.cut_launch == c->launches) c->slice_acc.sum.gapQueries++;
     return c->be->running(c);
@@ -198,7 +198,7 @@ static int answered_lately(pcclComm_t c, uint64_t now)
 static void maybe_launch(pcclComm_t c, uint64_t now)
 {
     if (c->stopping == 2 || c->aborted || c->failed) return;
-    if (c->was_running && (answered_lately(c, now) || pccl_daemon_query_locked(c))) {
+    if (c->was_running && (answered_lately(c, now) || daemon_query(c))) {
         c->running_seen_ns = now;
         return;
     }

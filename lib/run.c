@@ -69,7 +69,7 @@ pcclResult_t pccl_submit_locked(pcclComm_t c, int id, const void *sendbuff, void
     /* A daemon that its slice ended is relaunched by the poller, after
      * PCCL_SLICE_GAP_US (poller.c). */
     int gap = c->slice_gap_ns && pccl_ld_acq32(&c->G.hdr->sliced);
-    return !fresh && !gap && !(c->was_running && pccl_daemon_query_locked(c)) ? pccl_launch_locked(c) : pcclSuccess;
+    return !fresh && !gap && !c->be->running(c) ? pccl_launch_locked(c) : pcclSuccess;
 }
 
 pcclResult_t pcclRun(pcclComm_t c, int id, const void *sendbuff, void *recvbuff, pcclCallback_t cb, void *arg)

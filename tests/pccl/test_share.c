@@ -187,7 +187,7 @@ static void test_cut_midway(void)
         PT_CHECK(sl.gapNs >= n * 50000, "rank %d: relaunched %.1f us after the end on average, the gap is 50", r,
                  n ? sl.gapNs / 1e3 / n : 0.0);
         /* the poller knows the stream idle once it saw the end: no driver
-         * query in the gap (poller.c, pccl_daemon_query_locked) */
+         * query in the gap (poller.c, daemon_query) */
         PT_CHECK(sl.gapQueries == 0, "rank %d: %llu stream queries in %llu gaps", r,
                  (unsigned long long)sl.gapQueries, n);
         PT_CHECK(sl.deadNs >= sl.gapNs, "rank %d: no daemon thread for %.1f us per relaunch, less than the "
