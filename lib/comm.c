@@ -259,23 +259,6 @@ static pcclResult_t init_multiprocess(pcclComm_t *comm, int nranks, int rank, in
     return pcclSuccess;
 }
 
-/* Threads of one process drive one device each, as pcclCommInitAll's
- * devlist does (it refuses a device listed twice): sharing a GPU is
- * supported, and tested, between processes only (PCCL_DEVICE_OF_RANK=0,0),
- * where each has its own context and daemon.  Every rank of the group sees
- * the same pair, so all of them fail alike. */
-static pcclResult_t devices_distinct(const pccl_group *g)
-{
-    for (int i = 0; i < g->n; i++)
-        for (int j = 0; j < i; j++)
-            if (g->comms[i]->dev == g->comms[j]->dev)
-                return pccl_err(NULL, pcclInvalidUsage,
-                                "pcclCommInitRank: ranks %d and %d are threads of one process on device %d (in one "
-                                "process each rank needs its own device; ranks in separate processes may share one)",
-                                j, i, g->comms[i]->dev);
-    return pcclSuccess;
-}
-
 /* Ranks meet in a file under /dev/shm named by the id.  Threads of one
  * process then share one group (arenas reached directly); separate
  * processes map each other's arenas through CUDA IPC. */
@@ -352,7 +335,6 @@ pcclResult_t pccl_init_rank(pcclComm_t *comm, int nranks, pcclUniqueId id, int r
         }
         r = pccl_shapes_agree(nranks, shape);
     }
-    if (!r) r = devices_distinct(g);
     if (!r) r = wire_group(g, rank);
     if (!r) c->id = id;
     if (!r) r = comm_start(c);

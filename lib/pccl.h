@@ -185,9 +185,9 @@ pcclResult_t pcclGetVersion(int *version);
  * shape the rings (backend, blocks, threads, chunkBytes, slots, interleave,
  * dynamic: from config or environment) must be the same on every rank: where
  * they differ, every rank gets pcclInvalidArgument naming the knob.  Ranks
- * that are threads of one process need distinct devices (ranks in separate
- * processes may share one): else every rank gets pcclInvalidUsage naming the
- * two ranks and the device. */
+ * may share a device, as threads of one process (pccl-perf --share-gpu) or as
+ * processes; pcclCommInitAll refuses a device listed twice (a devlist
+ * naming one twice is taken for a mistake, as NCCL's). */
 pcclResult_t pcclGetUniqueId(pcclUniqueId *uniqueId);
 pcclResult_t pcclCommInitRank(pcclComm_t *comm, int nranks, pcclUniqueId commId, int rank);
 pcclResult_t pcclCommInitRankConfig(pcclComm_t *comm, int nranks, pcclUniqueId commId, int rank,
