@@ -25,7 +25,7 @@
 
 typedef struct {
     uint32_t joined, published, left, mapped;
-    int32_t pid, dev, nranks, pad2;
+    int32_t pid, dev, nranks, beater; /* beater: the thread that bumped beat last (its tid) */
     unsigned char handle[64];
     int64_t shape[PCCL_SHAPE_N];
     uint64_t beat;   /* bumped by the rank's poller (and while it waits here) */
@@ -95,7 +95,33 @@ static int gone_rank(pccl_boot *b)
 
 void pccl_boot_beat(pccl_boot *b)
 {
+    static __thread int32_t tid;
+    if (!tid) tid = (int32_t)gettid();
+    if (__atomic_load_n(&b->recs[b->rank].beater, __ATOMIC_RELAXED) != tid)
+        __atomic_store_n(&b->recs[b->rank].beater, tid, __ATOMIC_RELAXED);
     __atomic_store_n(&b->recs[b->rank].beat, b->recs[b->rank].beat + 1, __ATOMIC_RELAXED);
+}
+
+/* Rank's beating thread as the kernel sees it: its state ('R' runs or
+ * waits for a CPU, 'S' sleeps, 'T' stopped ...; 0 where /proc cannot tell)
+ * and the CPU time it has had (*cpu_ns). */
+char pccl_boot_peer_thread(const pccl_boot *b, int rank, uint64_t *cpu_ns)
+{
+    char path[64], buf[512];
+    int pid = (int)b->recs[rank].pid, tid = (int)__atomic_load_n(&b->recs[rank].beater, __ATOMIC_RELAXED);
+    snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", pid, tid);
+    FILE *f = fopen(path, "r");
+    unsigned long long cpu = 0;
+    int ok = f && fscanf(f, "%llu", &cpu) == 1;
+    if (f) fclose(f);
+    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", pid, tid);
+    f = ok ? fopen(path, "r") : NULL;
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f) fclose(f);
+    buf[n] = 0;
+    const char *p = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
+    *cpu_ns = cpu;
+    return p && p[1] == ' ' ? p[2] : 0;
 }
 uint64_t pccl_boot_peer_beat(const pccl_boot *b, int rank)
 {

@@ -74,6 +74,36 @@ static void append(char *buf, size_t len, const char *fmt, ...)
     if (k + 3 < len) strcat(buf, ", ");
 }
 
+/* A peer whose poller waits for a CPU is not stalled: on a loaded machine
+ * (2 cores, 20 runnable threads) a live rank's poller waited on the run
+ * queue for up to 1.4 s, which PCCL_PEER_TIMEOUT_MS 500 took for a stall.
+ * So halfway through a silence the peer's beating thread's CPU time is
+ * sampled (/proc: only then); at the timeout, a thread that is runnable
+ * ('R') but had the CPU for less than half the time since waited for one:
+ * the silence starts over.  A stopped (SIGSTOP, 'T') or frozen process, a
+ * poller blocked on a lock ('S') or computing in a long callback (it has
+ * the CPU) stay stalls. */
+static void starve_sample(pcclComm_t c, int r, uint64_t now)
+{
+    if (!pccl_boot_peer_thread(c->boot, r, &c->cpu_seen[r])) c->cpu_seen[r] = UINT64_MAX;
+    c->cpu_ns[r] = now;
+}
+
+static int starved(pcclComm_t c, int r, uint64_t now)
+{
+    uint64_t then = c->cpu_seen[r], t = c->cpu_ns[r], cpu = 0;
+    if (!t) { /* this rank's own check came late: sample now, decide half a timeout later */
+        starve_sample(c, r, now);
+        c->beat_ns[r] = now - c->peer_timeout_ns / 2;
+        return 1;
+    }
+    char st = pccl_boot_peer_thread(c->boot, r, &cpu);
+    if (st != 'R' || then == UINT64_MAX || cpu < then || (cpu - then) * 2 >= now - t) return 0;
+    c->beat_ns[r] = now; /* waited for a CPU: alive, the silence starts over */
+    c->cpu_ns[r] = 0;
+    return 1;
+}
+
 void pccl_health_check(pcclComm_t c, uint64_t now)
 {
     if (c->failed || !c->boot || now - c->health_ns < HEALTH_NS) return;
@@ -101,10 +131,16 @@ void pccl_health_check(pcclComm_t c, uint64_t now)
             if (beat != c->beat_seen[r] || !from) {
                 c->beat_seen[r] = beat;
                 c->beat_ns[r] = now;
+                c->cpu_ns[r] = 0;
                 continue;
             }
             if (c->inflight_since > from) from = c->inflight_since;
-            if (!c->peer_timeout_ns || !c->outstanding || now - from < c->peer_timeout_ns) continue;
+            if (!c->peer_timeout_ns || !c->outstanding) continue;
+            if (now - from < c->peer_timeout_ns) {
+                if (now - from >= c->peer_timeout_ns / 2 && !c->cpu_ns[r]) starve_sample(c, r, now);
+                continue;
+            }
+            if (starved(c, r, now)) continue;
             mask |= bit;
             append(why, sizeof why, "rank %d (pid %d) made no progress for %d ms (PCCL_PEER_TIMEOUT_MS) while "
                    "this rank waited", r, pccl_boot_pid(b, r), (int)((now - from) / 1000000));

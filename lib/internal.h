@@ -114,6 +114,7 @@ struct pcclComm {
     uint64_t inflight_since;    /* when outstanding last went from 0 to 1 */
     uint64_t health_ns;         /* the last health check */
     uint64_t beat_seen[PCCL_MAX_RANKS], beat_ns[PCCL_MAX_RANKS];
+    uint64_t cpu_seen[PCCL_MAX_RANKS], cpu_ns[PCCL_MAX_RANKS]; /* health.c: a silent peer's CPU time, when */
     /* The small-message path (issue 16): a waiter spins this long on the CQ
      * before it sleeps (PCCL_WAIT_SPIN_US), and the poller, while hot, this
      * long between yields, without the lock (poller.c). */
@@ -205,6 +206,7 @@ int pccl_boot_alive(const pccl_boot *b, int rank);
 int pccl_boot_left(const pccl_boot *b, int rank);
 void pccl_boot_beat(pccl_boot *b);
 uint64_t pccl_boot_peer_beat(const pccl_boot *b, int rank);
+char pccl_boot_peer_thread(const pccl_boot *b, int rank, uint64_t *cpu_ns);
 uint64_t pccl_boot_failed(const pccl_boot *b, int rank);
 void pccl_boot_set_failed(pccl_boot *b, uint64_t mask);
 /* The barriers also give up on a peer whose heartbeat stood still this long. */

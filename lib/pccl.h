@@ -184,7 +184,10 @@ pcclResult_t pcclGetVersion(int *version);
  * processes; POSIX shared memory on the host backend).  Blocks until all nranks ranks have joined.  The knobs that
  * shape the rings (backend, blocks, threads, chunkBytes, slots, interleave,
  * dynamic: from config or environment) must be the same on every rank: where
- * they differ, every rank gets pcclInvalidArgument naming the knob. */
+ * they differ, every rank gets pcclInvalidArgument naming the knob.  Ranks
+ * may share a device, as threads of one process (pccl-perf --share-gpu) or as
+ * processes; pcclCommInitAll refuses a device listed twice (a devlist
+ * naming one twice is taken for a mistake, as NCCL's). */
 pcclResult_t pcclGetUniqueId(pcclUniqueId *uniqueId);
 pcclResult_t pcclCommInitRank(pcclComm_t *comm, int nranks, pcclUniqueId commId, int rank);
 pcclResult_t pcclCommInitRankConfig(pcclComm_t *comm, int nranks, pcclUniqueId commId, int rank,

@@ -20,6 +20,47 @@
 #define PCCL_MIN_ILV_CHUNK (64u << 10)
 #endif
 
+/* ---- balance: every block that takes part runs as many loops ---------------- */
+
+static uint64_t loops_of(uint64_t count, uint64_t ce, uint64_t lspan) { return (count + ce * lspan - 1) / (ce * lspan); }
+
+/* Loops are dealt round robin, so 32 loops on 24 blocks take two loops'
+ * time where 1.33 would do: the chunk shrinks until the loops are at most
+ * the blocks or a multiple of them.  A chunk is a multiple of 16 elements,
+ * and rounding the shrunk chunk up can give back the count it fixed (512
+ * elements in chunks of 64 on 3 blocks: 8 loops; 9 asks for 57, which
+ * rounds to 64), so the next multiples are tried too; where none is
+ * possible (that one: 6 loops need chunks of 96) the chunk stays. */
+static uint64_t balance_chunk(uint64_t count, uint64_t ce, uint64_t lspan, uint64_t blocks)
+{
+    uint64_t loops = loops_of(count, ce, lspan);
+    if (loops <= blocks || loops % blocks == 0) return ce;
+    for (uint64_t want = (loops + blocks - 1) / blocks * blocks, n = 0; n < 64; want += blocks, n++) {
+        uint64_t c2 = ((count + want * lspan - 1) / (want * lspan) + 15) & ~(uint64_t)15;
+        if (loops_of(count, c2, lspan) == want) return c2;
+        if (c2 == 16) break; /* no smaller chunk */
+    }
+    return ce;
+}
+
+/* The most loops a block runs when groups of ilv loops are dealt round robin
+ * to the blocks (block 0 has the most groups; the last group may be short). */
+static uint64_t max_block_loops(uint64_t loops, uint64_t ilv, uint64_t blocks)
+{
+    uint64_t g = (loops + ilv - 1) / ilv, used = g < blocks ? g : blocks, n0 = (g + used - 1) / used;
+    return (g - 1) % used == 0 ? (n0 - 1) * ilv + (loops - (g - 1) * ilv) : n0 * ilv;
+}
+
+/* Groups dealt statically must not undo the balance: 8 loops in groups of 2
+ * on 3 blocks are 4, 2 and 2 loops.  The largest interleave (at most ilv)
+ * whose deal is as even as single loops' is taken (1 always is). */
+static uint64_t balanced_ilv(uint64_t loops, uint64_t ilv, uint64_t blocks)
+{
+    uint64_t best = max_block_loops(loops, 1, blocks);
+    while (ilv > 1 && max_block_loops(loops, ilv, blocks) > best) ilv--;
+    return ilv;
+}
+
 /* ---- registration ----------------------------------------------------------- */
 
 static const char *coll_name[] = {"pcclRegisterAllReduce", "pcclRegisterAllGather", "pcclRegisterReduceScatter",
@@ -53,8 +94,9 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
     d.count = count;
     /* Chunk: the knob, shrunk for small collectives so that their loops
      * cover about `blocks` blocks: one per PCCL_BYTES_PER_BLOCK per 512
-     * threads, and at least 4 x 512 threads' worth; the others never see
-     * it.  On 4 H200s, with blocks of 512 threads, one block per 512 KiB
+     * threads, and at least the tuner's minimum (lib/tune.c: one block up
+     * to 8 KiB on the GPU, else 4 x 512 threads' worth); the others never
+     * see it.  On 4 H200s, with blocks of 512 threads, one block per 512 KiB
      * and chunks down to 64 KiB took all-reduce at 8 and 16 MiB from 0.87
      * and 0.85 to 0.96 and 0.91 of NCCL's busbw, against one per 1 MiB and
      * 128 KiB (results/perf-tune-4gpu, lb2_512 and bpbi_512).  Then
@@ -80,16 +122,10 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
     if (ce > per) ce = per;
     ce &= ~(uint64_t)15;
     if (ce < 16) ce = 16;
-    /* Balance: loops are dealt round robin, so 32 loops on 24 blocks take
-     * two loops' time where 1.33 would do.  Shrink the chunk until the loops
-     * are a multiple of the blocks (every block then has as many). */
-    uint64_t lspan = pccl_split_loop(&d) ? (uint64_t)c->nranks : 1, loops = (count + ce * lspan - 1) / (ce * lspan);
-    if (loops > blocks && loops % blocks) {
-        loops = (loops + blocks - 1) / blocks * blocks;
-        ce = (count + loops * lspan - 1) / (loops * lspan);
-        ce = (ce + 15) & ~(uint64_t)15;
-    }
-    d.chunk_elems = ce;
+    /* Balance over the blocks the loops are dealt to (all of them where the
+     * loops outnumber them): see balance_chunk. */
+    uint64_t kb = (uint64_t)c->G.k.blocks, lspan = pccl_split_loop(&d) ? (uint64_t)c->nranks : 1;
+    d.chunk_elems = ce = balance_chunk(count, ce, lspan, kb);
     /* Groups: up to `interleave` loops, as many as every block has (1 where
      * the loops do not outnumber the blocks).  With large chunks, as many
      * as leave every block two groups: groups past the first per block are
@@ -98,7 +134,7 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
      * H200s all-reduce busbw at 64 and 128 MiB went from 0.96 to 1.01 of
      * NCCL's, and fell from 0.95 to 0.86 at 32 MiB (64 KiB chunks) where
      * applied there too (results/README.md). */
-    uint64_t kb = (uint64_t)c->G.k.blocks, nl = pccl_total_loops(&d), per_grp = kb;
+    uint64_t nl = pccl_total_loops(&d), per_grp = kb;
     if (ce * (uint64_t)es >= 2 * PCCL_MIN_ILV_CHUNK * th / 512 && c->G.k.dynamic) per_grp = 2 * kb;
     uint64_t gl = nl > per_grp ? nl / per_grp : 1;
     d.ilv = (uint32_t)(gl < ilv ? gl : ilv);
@@ -106,6 +142,12 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
     d.used = pccl_used_blocks(&d, c->G.k.blocks);
     /* LL slots carry no header word for the claims: its groups are dealt */
     d.dyn = c->G.k.dynamic && d.ngroups > d.used && d.proto != PCCL_PROTO_LL;
+    if (!d.dyn && nl > kb) { /* dealt: as evenly as the loops allow (claimed groups even out at run time) */
+        d.ilv = (uint32_t)balanced_ilv(nl, d.ilv, kb);
+        d.ngroups = pccl_groups(&d);
+        d.used = pccl_used_blocks(&d, c->G.k.blocks);
+        d.dyn = c->G.k.dynamic && d.ngroups > d.used && d.proto != PCCL_PROTO_LL;
+    }
     pccl_build_program(&d);
 
     /* The id and the arena range are taken under the lock, the upload is

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -123,6 +124,43 @@ static pcclResult_t reg(pcclComm_t c, const ck_coll *k, int *id)
     }
 }
 
+/* ---- a starved rank: runnable, but its CPU taken --------------------------- */
+
+static void *spin_until(void *p)
+{
+    double until = *(const double *)p;
+    while (ck_now() < until) {
+    }
+    return NULL;
+}
+
+/* Takes CPU 0 from this process's threads (pinned there: mp_child_main) for
+ * ms: a SCHED_FIFO thread spins on it.  The kernel's real-time throttle
+ * (950 ms in every second by default) leaves the others 50 ms a second, so
+ * the longest silence is 950 ms or more.  0, or an errno. */
+static int starve(int ms)
+{
+    pthread_attr_t a;
+    struct sched_param sp = {.sched_priority = 1};
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(0, &set);
+    pthread_attr_init(&a);
+    pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
+    pthread_attr_setschedpolicy(&a, SCHED_FIFO);
+    pthread_attr_setschedparam(&a, &sp);
+    pthread_attr_setaffinity_np(&a, sizeof set, &set);
+    double until = ck_now() + ms / 1000.0;
+    pthread_t t;
+    int e = pthread_create(&t, &a, spin_until, &until);
+    pthread_attr_destroy(&a);
+    if (!e) pthread_join(t, NULL);
+    return e;
+}
+
+/* 0 if this process may start a SCHED_FIFO thread, else an errno. */
+static int may_starve(void) { return starve(1); }
+
 /* Register, then iterations of every collective in a random order per rank,
  * each result checked exactly.  1 if a call failed (noted). */
 static int workload(child *ch, pcclComm_t c, int n, int rank, int faulty)
@@ -165,6 +203,8 @@ static int workload(child *ch, pcclComm_t c, int n, int rank, int faulty)
                 for (;;) ck_sleep_ms(1000);
             if (!fail && o->sync) fail = note(ch, pcclDeviceSynchronize(c), c, "pcclDeviceSynchronize");
         }
+        if (!fail && o->starve_ms && rank == n - 1 && it == 0 && starve(o->starve_ms))
+            wrong(ch, "rank %d: no SCHED_FIFO thread to starve it", rank);
         if (!fail) fail = note(ch, pcclWaitAll(c), c, "pcclWaitAll");
         for (int k = 0; k < MP_NC && !fail; k++) {
             char msg[256];
@@ -305,6 +345,12 @@ int mp_child_main(int argc, char **argv)
     child ch = {&o, &rep, o.seed * 31 + (uint64_t)o.rank, 0, 0, 0};
     ch.fault_at_it = (int)(ck_rand(&ch.rng) % (uint64_t)(o.iters > 1 ? o.iters / 2 : 1));
     ch.fault_at_k = (int)(ck_rand(&ch.rng) % MP_NC);
+    if (o.starve_ms && o.rank == o.nranks - 1) { /* pccl's threads, made later, inherit CPU 0 */
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(0, &set);
+        if (sched_setaffinity(0, sizeof set, &set)) wrong(&ch, "sched_setaffinity: %s", strerror(errno));
+    }
     run_child(&ch);
     for (char *p = rep.msg; *p; p++)
         if (*p == '\n') *p = ' ';
@@ -432,8 +478,8 @@ static void judge_clean(const mp_report *p, int r, const char *what, char *why, 
            r, p->threads, p->maps);
 }
 
-static int clean_case(int backend, int n, int iters, int sync, int chaos, uint64_t seed, int slow_ms, char *why,
-                      size_t len)
+static int clean_case(int backend, int n, int iters, int sync, int chaos, uint64_t seed, int slow_ms, int starve_ms,
+                      char *why, size_t len)
 {
     mp_opts o;
     memset(&o, 0, sizeof o);
@@ -447,6 +493,7 @@ static int clean_case(int backend, int n, int iters, int sync, int chaos, uint64
     o.timeout_ms = 500; /* detection on, tighter than the fault cases': no false alarm */
     o.victim = -1;
     o.slow_ms = slow_ms;
+    o.starve_ms = starve_ms;
     pcclGetUniqueId(&o.id);
     mp_report rep[8];
     expect(mp_run(&o, rep, 120) == 0, why, len, "a rank hung or could not start");
@@ -460,12 +507,22 @@ static int clean_case(int backend, int n, int iters, int sync, int chaos, uint64
 
 int mp_clean_case(int backend, int n, int iters, int sync, int chaos, uint64_t seed, char *why, size_t len)
 {
-    return clean_case(backend, n, iters, sync, chaos, seed, 0, why, len);
+    return clean_case(backend, n, iters, sync, chaos, seed, 0, 0, why, len);
 }
 
 int mp_slow_case(int backend, int n, int iters, int slow_ms, char *why, size_t len)
 {
-    return clean_case(backend, n, iters, 0, 0, 77, slow_ms, why, len);
+    return clean_case(backend, n, iters, 0, 0, 77, slow_ms, 0, why, len);
+}
+
+int mp_starved_case(int backend, int n, int starve_ms, char *why, size_t len)
+{
+    int e = may_starve();
+    if (e) {
+        snprintf(why, len, "no SCHED_FIFO thread here (%s)", strerror(e));
+        return -1;
+    }
+    return clean_case(backend, n, 2, 0, 0, 78, 0, starve_ms, why, len);
 }
 
 int mp_fault_case(uint64_t seed, int backend, int lo, int hi, mp_stats *st, char *why, size_t len)

@@ -22,6 +22,8 @@ typedef struct {
     int victim, phase, kind;     /* the fault: rank, where, kill or stop (victim -1: none) */
     int slow_ms;                 /* the last rank computes this long before each iteration */
     pcclUniqueId id, reinit;     /* reinit: the survivors' id after a failed init */
+    int starve_ms;               /* the last rank, pinned to CPU 0, gets no CPU this long after its first
+                                    iteration's invocations (a SCHED_FIFO spin there) */
 } mp_opts;
 
 /* What a rank reports (a line on fd 3, parsed by mp_run). */
@@ -78,6 +80,10 @@ int mp_clean_case(int backend, int n, int iters, int sync, int chaos, uint64_t s
 /* The same with a slow peer: the last rank sleeps slow_ms before each
  * iteration while the others wait on it with invocations in flight. */
 int mp_slow_case(int backend, int n, int iters, int slow_ms, char *why, size_t len);
+/* A peer that waits for a CPU longer than the timeout (starve_ms, the
+ * timeout 500 ms) while the others wait on it: alive, so never failed.
+ * -1 (why[] says why) where this process may not use SCHED_FIFO. */
+int mp_starved_case(int backend, int n, int starve_ms, char *why, size_t len);
 int mp_fault_case(uint64_t seed, int backend, int lo, int hi, mp_stats *st, char *why, size_t len);
 /* Prints the figures (injected, survived, time to detection) to f. */
 void mp_print_stats(const mp_stats *st, FILE *f);

@@ -527,6 +527,82 @@ static void test_balanced_loops(void)
     pt_destroy(c, 2);
 }
 
+/* Primitives per block of rank 0's latest invocation (stats after minus
+ * before); returns their sum. */
+static uint64_t block_prims(pcclComm_t c, int blocks, const uint64_t *before, uint64_t *prims)
+{
+    uint64_t sum = 0;
+    for (int b = 0; b < blocks; b++) {
+        pcclStats_t one;
+        PT_OK(pcclCommGetBlockStats(c, b, &one));
+        prims[b] = one.primitives - before[b];
+        sum += prims[b];
+    }
+    return sum;
+}
+
+/* Loops whose loop is one chunk (all-gather, reduce-scatter, reduce,
+ * broadcast, the direct all-reduce) and the ring's, dealt statically: the
+ * busiest block runs as few loops as possible, ceil(loops / blocks).  512
+ * int32 in 256-byte chunks on 3 blocks are 8 loops (no chunk of 16-element
+ * multiples up to 64 makes them a multiple of 3); in groups of 2 loops they
+ * were dealt 4, 2 and 2, where 3, 3 and 2 can be.  Where a chunk makes the
+ * loops a multiple of the blocks, every block runs as many.  A loop's
+ * primitives (its steps) are counted from a one-loop invocation (16
+ * elements). */
+static void test_balanced_groups(void)
+{
+    static const int blocks[] = {3, 5};
+    static const size_t counts[] = {512, 1000, 4096, 100000};
+    static const struct {
+        pcclCollType_t type;
+        int algo;
+    } kinds[] = {{pcclCollAllGather, PCCL_ALGO_AUTO}, {pcclCollReduceScatter, PCCL_ALGO_AUTO},
+                 {pcclCollReduce, PCCL_ALGO_AUTO},    {pcclCollBroadcast, PCCL_ALGO_AUTO},
+                 {pcclCollAllReduce, PCCL_ALGO_DIRECT}, {pcclCollAllReduce, PCCL_ALGO_RING}};
+    for (int bi = 0; bi < 2; bi++)
+        for (int k = 0; k < (int)(sizeof kinds / sizeof kinds[0]); k++) {
+            int nb = blocks[bi];
+            pcclComm_t c[2];
+            pcclConfig_t cfg = pt_config(nb, 256);
+            cfg.dynamic = 0;                /* dealt round robin */
+            cfg.proto = PCCL_PROTO_SIMPLE; /* the steps counted below */
+            cfg.algo = kinds[k].algo;
+            if (pt_init(c, 2, &cfg)) return;
+            uint64_t before[8], prims[8], per_loop = 0;
+            for (int n = -1; n < (int)(sizeof counts / sizeof counts[0]); n++) {
+                size_t count = n < 0 ? 16 : counts[n];
+                for (int b = 0; b < nb; b++) {
+                    pcclStats_t one;
+                    PT_OK(pcclCommGetBlockStats(c[0], b, &one));
+                    before[b] = one.primitives;
+                }
+                pt_case kc = {{kinds[k].type, pcclInt32, pcclSum, 0, count, 2}, 0, 0, 0};
+                pt_run_cases(c, 2, &kc, 1, 23, 1, 0);
+                PT_OK(pcclDeviceSynchronize(c[0]));
+                uint64_t sum = block_prims(c[0], nb, before, prims), most = 0;
+                if (n < 0) { per_loop = sum; continue; }
+                PT_CHECK(per_loop > 0 && sum % per_loop == 0, "%s: %llu primitives, %llu per loop",
+                         ck_coll_name(kinds[k].type), (unsigned long long)sum, (unsigned long long)per_loop);
+                if (!per_loop) break;
+                uint64_t loops = sum / per_loop, used = loops < (uint64_t)nb ? loops : (uint64_t)nb;
+                for (int b = 0; b < nb; b++) most = prims[b] > most ? prims[b] : most;
+                /* 1000 in chunks of 64 are 16 loops; 18 would need chunks of
+                 * 56, which round up to 64 again; chunks of 48 give 21 */
+                if (count == 1000 && nb == 3 && kinds[k].algo != PCCL_ALGO_RING)
+                    PT_CHECK(prims[0] == prims[1] && prims[1] == prims[2], "%s of 1000 int32 on 3 blocks: primitives "
+                             "per block %llu %llu %llu, not even", ck_coll_name(kinds[k].type),
+                             (unsigned long long)prims[0], (unsigned long long)prims[1], (unsigned long long)prims[2]);
+                PT_CHECK(most == per_loop * ((loops + used - 1) / used),
+                         "%s (algo %d) of %zu int32 on %d blocks: %llu loops, the busiest block runs %llu (primitives "
+                         "per block %llu %llu %llu ...)", ck_coll_name(kinds[k].type), kinds[k].algo, count, nb,
+                         (unsigned long long)loops, (unsigned long long)(most / per_loop),
+                         (unsigned long long)prims[0], (unsigned long long)prims[1], (unsigned long long)prims[2]);
+            }
+            pt_destroy(c, 2);
+        }
+}
+
 /* Dynamic groups: block 1 of both ranks is slow (PCCL_TEST_SLOW_BLOCK, a
  * ring on slow multiprocessors).  Dealt statically, both blocks run half of
  * the 64 groups; claimed at run time, block 0 takes most of them.  Either
@@ -684,6 +760,7 @@ int pt_register_api(void)
         !CU_add_test(s, "bad environment", test_bad_env) ||
         !CU_add_test(s, "PCCL_PROFILE counters", test_profile) ||
         !CU_add_test(s, "loops balanced over blocks", test_balanced_loops) ||
+        !CU_add_test(s, "groups of loops balanced over blocks", test_balanced_groups) ||
         !CU_add_test(s, "dynamic groups: a slow ring runs fewer", test_dynamic_groups) ||
         !CU_add_test(s, "calls after destroy/abort", test_after_destroy))
         return -1;

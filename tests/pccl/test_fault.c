@@ -77,6 +77,27 @@ static void test_slow_peer(void)
     pt_end();
 }
 
+/* A peer whose process waits for a CPU for 1.5 s (pinned to CPU 0, taken
+ * by a SCHED_FIFO spin) while the others wait on it, timeout 500 ms: alive
+ * (on a run queue), so never failed.  Under load, pollers waited that long
+ * for a CPU, and the random-order cases above failed them. */
+static void test_starved_peer(void)
+{
+    pt_begin("multiproc starved peer", 120);
+    env_set();
+    char why[1024];
+    double t0 = ck_now();
+    int ok = mp_starved_case(PCCL_BACKEND_HOST, 3, 1500, why, sizeof why);
+    if (ok < 0) fprintf(stderr, "\n  skipped: %s", why);
+    else {
+        PT_CHECK(ok, "a starved peer: %s", why);
+        fprintf(stderr, "\n  a rank without a CPU for 1.5 s, timeout 500 ms: %s, %.2f s", ok ? "no false alarm" : "FAILED",
+                ck_now() - t0);
+    }
+    env_restore();
+    pt_end();
+}
+
 /* ---- pcclCommShrink from threads of one process, and its arguments ---------- */
 
 typedef struct {
@@ -202,6 +223,7 @@ int pt_register_multiproc(void)
     if (!CU_add_test(s, "2-4 ranks as processes, shared-memory arenas: exact", test_exact) ||
         !CU_add_test(s, "random order, syncs, chaos, detection on: no false alarm", test_randorder) ||
         !CU_add_test(s, "a slow peer (computing longer than the timeout): no false alarm", test_slow_peer) ||
+        !CU_add_test(s, "a starved peer (no CPU for longer than the timeout): no false alarm", test_starved_peer) ||
         !CU_add_test(s, "pcclCommShrink from threads: exact", test_shrink_threads) ||
         !CU_add_test(s, "pcclCommShrink and fault queries: bad arguments", test_shrink_args))
         return -1;

@@ -232,6 +232,39 @@ static void test_knobs_differ(void)
     pt_end();
 }
 
+/* Threads of one process on one device (PCCL_DEVICE_OF_RANK=1,1,0, as
+ * pccl-perf --share-gpu puts every rank on GPU 0): the group forms, runs
+ * exact, and each rank reports the device it was given; pcclCommInitAll
+ * still refuses a devlist naming a device twice. */
+static void test_device_twice(void)
+{
+    pt_begin("initrank device twice", 60);
+    char *old = env_push("PCCL_DEVICE_OF_RANK", "1,1,0");
+    rank_arg a[3];
+    run_ranks(a, 3, 1, -1, 0, ODD_NONE);
+    static const int want[3] = {1, 1, 0};
+    for (int r = 0; r < 3; r++) {
+        int dev = -1;
+        PT_CHECK(a[r].init == pcclSuccess && a[r].run == pcclSuccess && a[r].wrong == 0,
+                 "rank %d on device %d: init %s (%s), run %s, %d wrong", a[r].rank, want[a[r].rank],
+                 pcclGetErrorString(a[r].init), a[r].msg, pcclGetErrorString(a[r].run), a[r].wrong);
+        if (!a[r].comm) continue;
+        PT_OK(pcclCommCuDevice(a[r].comm, &dev));
+        PT_CHECK(dev == want[a[r].rank], "rank %d: device %d, PCCL_DEVICE_OF_RANK says %d", a[r].rank, dev,
+                 want[a[r].rank]);
+        PT_OK(pcclCommDestroy(a[r].comm));
+    }
+    env_pop("PCCL_DEVICE_OF_RANK", old);
+    pcclComm_t c[2] = {NULL, NULL};
+    pcclConfig_t cfg = pt_config(1, 512);
+    int twice[2] = {0, 0};
+    PT_ERR(pcclInvalidArgument, pcclCommInitAllConfig(c, 2, twice, &cfg));
+    PT_CHECK(strstr(pcclGetLastError(NULL), "device 0 listed twice") != NULL, "last error '%s'",
+             pcclGetLastError(NULL));
+    CU_ASSERT_PTR_NULL(c[0]);
+    pt_end();
+}
+
 int pt_register_initrank(void)
 {
     CU_pSuite s = CU_add_suite("initrank", NULL, NULL);
@@ -242,7 +275,8 @@ int pt_register_initrank(void)
         !CU_add_test(s, "bad rank / nranks / id", test_bad_args) ||
         !CU_add_test(s, "a peer that never comes: error after PCCL_BOOT_TIMEOUT", test_peer_never_comes) ||
         !CU_add_test(s, "mismatched nranks while a group forms", test_mismatched_join) ||
-        !CU_add_test(s, "ring-shaping knobs differ between ranks: all refused", test_knobs_differ))
+        !CU_add_test(s, "ring-shaping knobs differ between ranks: all refused", test_knobs_differ) ||
+        !CU_add_test(s, "threads of one process on one device: supported; pcclCommInitAll refuses", test_device_twice))
         return -1;
     return 0;
 }

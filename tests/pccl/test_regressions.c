@@ -6,6 +6,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -75,13 +77,54 @@ typedef struct {
     pcclComm_t c;
     int id, all;
     pcclResult_t r;
+    int tid; /* set before the call */
 } kb2_waiter;
 
 static void *kb2_wait(void *p)
 {
     kb2_waiter *w = p;
+    __atomic_store_n(&w->tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
     w->r = w->all ? pcclWaitAll(w->c) : pcclWait(w->c, w->id);
     return NULL;
+}
+
+/* 1 if thread tid of this process sleeps in a condition variable's wait
+ * (a futex FUTEX_WAIT_BITSET, as glibc's pthread_cond_wait; a mutex's is a
+ * FUTEX_WAIT), 0 if not, -1 if /proc cannot tell. */
+static int kb2_in_cond_wait(int tid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/self/task/%d/syscall", tid);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    long nr = -1;
+    unsigned long addr = 0, op = 0;
+    int n = fgets(line, sizeof line, f) ? sscanf(line, "%ld %lx %lx", &nr, &addr, &op) : 0;
+    fclose(f);
+    if (n < 1) return -1;
+    return nr == SYS_futex && n == 3 && (op & FUTEX_CMD_MASK) == FUTEX_WAIT_BITSET;
+}
+
+/* Waits until the waiters sleep inside pcclWait / pcclWaitAll (the only
+ * condition waits on their way): 20 ms of sleep was not enough for threads
+ * to get there on a loaded machine.  Where /proc cannot tell, the sleep. */
+static void kb2_until_waiting(kb2_waiter *w, int n)
+{
+    double t0 = ck_now();
+    for (int i = 0; i < n; i++) {
+        int tid, in = 0;
+        while (!(tid = __atomic_load_n(&w[i].tid, __ATOMIC_ACQUIRE)) || (in = kb2_in_cond_wait(tid)) == 0) {
+            if (ck_now() - t0 > 30) {
+                PT_CHECK(0, "KB2: waiter %d is not waiting after 30 s", i);
+                return;
+            }
+            ck_sleep_ms(1);
+        }
+        if (in < 0) {
+            ck_sleep_ms(20);
+            return;
+        }
+    }
 }
 
 static void test_abort_frees_under_waiters(void)
@@ -100,16 +143,17 @@ static void test_abort_frees_under_waiters(void)
         kb2_waiter w[4];
         pthread_t t[4];
         for (int i = 0; i < 4; i++) {
-            w[i] = (kb2_waiter){c[0], id, i & 1, pcclSuccess};
+            w[i] = (kb2_waiter){c[0], id, i & 1, pcclSuccess, 0};
             pthread_create(&t[i], NULL, kb2_wait, &w[i]);
         }
-        ck_sleep_ms(20);
+        kb2_until_waiting(w, 4);
         PT_OK(pcclCommAbort(c[1]));
         PT_OK(pcclCommAbort(c[0])); /* the last rank: frees the group's memory */
         for (int i = 0; i < 4; i++) {
             pthread_join(t[i], NULL);
             CU_ASSERT_EQUAL(w[i].r, pcclRemoteError);
         }
+        ck_watchdog_kick(); /* a repetition done: 60 s for each (a loaded machine, TSan) */
     }
     pt_end();
 }

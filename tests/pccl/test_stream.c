@@ -237,19 +237,61 @@ static void test_pending_in_order(void)
     pt_end();
 }
 
-/* Both ranks' inputs come 100 ms after the calls; meanwhile their daemons
- * quit (PCCL_QUIT_US 500) and the restart delay is 200 ms
- * (PCCL_RELAUNCH_US): the pollers must relaunch at the gates' opening, not
- * after the delay.  No stream waits for the collective (a stream wait would
- * hold the daemon: test_drain_locks_launch), the host does. */
+/* A stream function that writes its input once the test lets it (*go). */
+typedef struct {
+    sfn f;
+    const int *go;
+} gated_sfn;
+
+static void write_input_on_go(void *arg)
+{
+    gated_sfn *g = arg;
+    while (!__atomic_load_n(g->go, __ATOMIC_ACQUIRE)) ck_sleep_ms(1);
+    write_input(&g->f);
+}
+
+/* 1 when every launch of c's daemon has ended (it quit idle: no slice). */
+static int daemon_quit(pcclComm_t c)
+{
+    pcclStats_t s;
+    return pcclCommGetStats(c, &s) == pcclSuccess && s.launches >= 1 && s.quits == s.launches;
+}
+
+/* Both ranks' inputs come only after both daemons quit (their gates
+ * closed), and the restart delay (PCCL_RELAUNCH_US) is 10 s: the pollers
+ * must relaunch at the gates' opening, not after the delay.  No stream
+ * waits for the collective (a stream wait would hold the daemon:
+ * test_drain_locks_launch), the host does.  What the test assumes, and why:
+ *   - The time slice is off: its relaunches (at once, every slice) would run
+ *     the collective without the gate's.
+ *   - A daemon decides to quit between passes over its queue, and a pass
+ *     spins up to the spin threshold (polls, each a yield on the host
+ *     backend, which under load can cost a scheduler tick: with the default
+ *     1000 polls the daemons did not quit within 10 s beside 12 busy loops).
+ *     Thresholds of 2 polls: they quit at PCCL_QUIT_US under load too.
+ *   - The two ranks' relaunches must meet: a relaunched daemon whose peer
+ *     comes later than PCCL_QUIT_US quits again, and its gate has fired, so
+ *     it waits for the delay (by design: a late peer costs the restart
+ *     delay).  The two gates open on two stream threads: with PCCL_QUIT_US
+ *     500 their openings 30 ms apart gave 10 s, as did 2 runs in 30 under
+ *     load.  So PCCL_QUIT_US is 250 ms, longer than the threads' skew.
+ * Unloaded, the collective completes within a millisecond of the opening;
+ * beside 12 busy loops on this 2-core machine it took up to 530 ms (TSan:
+ * the ranks' threads run in 4 ms scheduler ticks).  So the bound is half the
+ * delay: it measures the machine, the delay pccl (with the gate's relaunch
+ * broken, the completion came 10 s after the opening). */
+#define GATE_RELAUNCH_US 10000000
 static void test_gate_opening_relaunches(void)
 {
     pair p;
     pt_begin("stream: an opening gate relaunches the daemon", 60);
     memset(&p, 0, sizeof p);
     pcclConfig_t cfg = pt_config(1, 1024);
-    cfg.quitUs = 500;
-    cfg.relaunchUs = 200000;
+    cfg.quitUs = 250000;
+    cfg.relaunchUs = GATE_RELAUNCH_US;
+    cfg.sliceUs = 0;
+    cfg.spinHead = cfg.spinBase = 2; /* a pass of polls (yields on the host) ends soon under load too */
+    cfg.spinMin = 1;
     if (pt_init(p.comms, 2, &cfg)) { pt_end(); return; }
     for (int r = 0; r < 2; r++) {
         PT_OK(pcclRegisterAllReduce(p.comms[r], N, pcclInt32, pcclSum, 0, &p.id));
@@ -259,23 +301,31 @@ static void test_gate_opening_relaunches(void)
         poison(p.send[r]);
         poison(p.recv[r]);
     }
-    sfn in[2], out[2];
+    int go = 0;
+    gated_sfn in[2];
+    sfn out[2];
     uint64_t ticket[2] = {0, 0};
     for (int r = 0; r < 2; r++) {
-        in[r] = (sfn){p.send[r], 0, 100, 0, 0};
+        in[r] = (gated_sfn){{p.send[r], 0, 0, 0, 0}, &go};
         out[r] = (sfn){p.recv[r], 0, 0, 0, -1};
-        PT_OK(pcclHostStreamLaunch(p.st[r], write_input, &in[r]));
+        PT_OK(pcclHostStreamLaunch(p.st[r], write_input_on_go, &in[r]));
         PT_OK(pcclRunAfter(p.comms[r], p.id, p.send[r], p.recv[r], p.st[r], &ticket[r]));
     }
+    double t0 = ck_now();
+    while (!(daemon_quit(p.comms[0]) && daemon_quit(p.comms[1])) && ck_now() - t0 < 10) ck_sleep_ms(1);
+    PT_CHECK(daemon_quit(p.comms[0]) && daemon_quit(p.comms[1]),
+             "the daemons did not quit within 10 s while their gates were closed");
+    __atomic_store_n(&go, 1, __ATOMIC_RELEASE);
     for (int r = 0; r < 2; r++) {
         PT_OK(pcclWaitRun(p.comms[r], p.id, ticket[r]));
         check_output(&out[r]); /* and its time */
     }
-    double opened = in[0].t > in[1].t ? in[0].t : in[1].t;
+    double opened = in[0].f.t > in[1].f.t ? in[0].f.t : in[1].f.t, bound = GATE_RELAUNCH_US / 2 * 1e-6;
     for (int r = 0; r < 2; r++) {
         PT_CHECK(out[r].wrong == 0, "rank %d: %ld of %d output elements wrong", r, out[r].wrong, N);
-        PT_CHECK(out[r].t - opened < 0.05, "rank %d: completed %.1f ms after the last gate opened (the restart delay "
-                 "is 200 ms: the opening gate did not relaunch the daemon)", r, (out[r].t - opened) * 1e3);
+        PT_CHECK(out[r].t - opened < bound, "rank %d: completed %.1f ms after the last gate opened (the restart delay "
+                 "is %d ms: the opening gate did not relaunch the daemon)", r, (out[r].t - opened) * 1e3,
+                 GATE_RELAUNCH_US / 1000);
     }
     pair_close(&p);
     pt_end();
