@@ -143,12 +143,12 @@ static pcclResult_t ticket_check_locked(pcclComm_t c, const char *fn, int id, ui
  * for the GPU to drain while holding the context lock: the drain includes
  * the stream's wait, and a daemon that quit could not be relaunched until
  * the lock is free.  So the daemon must be running when the wait is
- * enqueued, and stay until the collective completes. */
-/* The hold flag, and the set of held invocations the daemon checks itself
- * (core.h, pccl_hold_done): the collectives a stream waits for and the
- * ticket each waits for, PCCL_HOLD_SET of them at most (else PCCL_HOLD_MANY:
- * held until the host's release).  The host is the only writer (mu held);
- * a seqlock lets the daemon read a consistent copy or retry. */
+ * enqueued, and stay until the collective completes.  The host publishes
+ * the flag and the set of held invocations, which the daemon checks itself
+ * (pccl_hold_done): the collectives a stream waits for and the ticket each
+ * waits for, PCCL_HOLD_SET of them at most (else PCCL_HOLD_MANY: held until
+ * the host's release).  The host is the only writer (mu held); a seqlock
+ * lets the daemon read a consistent copy or retry. */
 static void hold_publish_locked(pcclComm_t c)
 {
     pccl_pinned_hdr *hd = c->G.hdr;
