@@ -1050,8 +1050,11 @@ static const char *const kind_names[] = {"seq", "threads", "race1", "cbdown"};
 /* The watchdog's report: what was running. */
 static void fz_dump(void *arg)
 {
-    fprintf(stderr, "fuzz: hung in episode %s, seed %llu (PCCL_FUZZ_SEED=%llu), after %ld calls\n", L.episode_kind,
-            (unsigned long long)L.episode_seed, (unsigned long long)*(uint64_t *)arg, L.calls);
+    /* atomic reads: the episode's threads are still running (TSan) */
+    fprintf(stderr, "fuzz: hung in episode %s, seed %llu (PCCL_FUZZ_SEED=%llu), after %ld calls\n",
+            __atomic_load_n(&L.episode_kind, __ATOMIC_ACQUIRE),
+            (unsigned long long)__atomic_load_n(&L.episode_seed, __ATOMIC_ACQUIRE),
+            (unsigned long long)*(uint64_t *)arg, __atomic_load_n(&L.calls, __ATOMIC_RELAXED));
 }
 
 static void test_fuzz(void)
@@ -1083,8 +1086,8 @@ static void test_fuzz(void)
         }
         if (only && !strstr(only, kind_names[k])) continue;
         pthread_mutex_lock(&L.mu);
-        L.episode_seed = es;
-        L.episode_kind = kind_names[k];
+        __atomic_store_n(&L.episode_seed, es, __ATOMIC_RELEASE); /* read by the watchdog's report */
+        __atomic_store_n(&L.episode_kind, kind_names[k], __ATOMIC_RELEASE);
         pthread_mutex_unlock(&L.mu);
         double e0 = ck_now();
         kinds[k](es);
