@@ -61,6 +61,16 @@ static uint64_t balanced_ilv(uint64_t loops, uint64_t ilv, uint64_t blocks)
     return ilv;
 }
 
+/* The groups of d's interleave, the blocks they use, and whether blocks
+ * claim them at run time (LL slots carry no header word for the claims: its
+ * groups are dealt). */
+static void set_groups(pccl_coll *d, pcclComm_t c)
+{
+    d->ngroups = pccl_groups(d);
+    d->used = pccl_used_blocks(d, c->G.k.blocks);
+    d->dyn = c->G.k.dynamic && d->ngroups > d->used && d->proto != PCCL_PROTO_LL;
+}
+
 /* ---- registration ----------------------------------------------------------- */
 
 static const char *coll_name[] = {"pcclRegisterAllReduce", "pcclRegisterAllGather", "pcclRegisterReduceScatter",
@@ -138,15 +148,10 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
     if (ce * (uint64_t)es >= 2 * PCCL_MIN_ILV_CHUNK * th / 512 && c->G.k.dynamic) per_grp = 2 * kb;
     uint64_t gl = nl > per_grp ? nl / per_grp : 1;
     d.ilv = (uint32_t)(gl < ilv ? gl : ilv);
-    d.ngroups = pccl_groups(&d);
-    d.used = pccl_used_blocks(&d, c->G.k.blocks);
-    /* LL slots carry no header word for the claims: its groups are dealt */
-    d.dyn = c->G.k.dynamic && d.ngroups > d.used && d.proto != PCCL_PROTO_LL;
+    set_groups(&d, c);
     if (!d.dyn && nl > kb) { /* dealt: as evenly as the loops allow (claimed groups even out at run time) */
         d.ilv = (uint32_t)balanced_ilv(nl, d.ilv, kb);
-        d.ngroups = pccl_groups(&d);
-        d.used = pccl_used_blocks(&d, c->G.k.blocks);
-        d.dyn = c->G.k.dynamic && d.ngroups > d.used && d.proto != PCCL_PROTO_LL;
+        set_groups(&d, c);
     }
     pccl_build_program(&d);
 
