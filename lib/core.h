@@ -61,6 +61,18 @@ PCCL_FN void pccl_fence(void) { __threadfence_system(); }
  * cost three (NCCL's Simple protocol posts its steps the same way). */
 PCCL_FN void pccl_fence_rel(void) { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
 PCCL_FN void pccl_st_post(uint64_t *p, uint64_t v) { pccl_st_rlx(p, v); }
+/* A batch of reads of the host's writes (the SQ, pccl_fetch_host): relaxed
+ * loads, all issued before the first is waited for (one PCIe round trip for
+ * the batch, where an acquire load waits out each), then one acquire fence
+ * for the batch, so that what the host wrote before each entry it released
+ * (the invocation's input) is seen after it (PTX's fence-acquire pattern). */
+PCCL_FN uint64_t pccl_ld_batch(const uint64_t *p)
+{
+    uint64_t v;
+    asm volatile("ld.relaxed.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+PCCL_FN void pccl_fence_acq(void) { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
 /* Blocks of one GPU meet on its own memory: GPU scope suffices.  A release
  * fence then relaxed stores publish what came before (block 0 handing SQ
  * entries on); the readers' acquire loads may be at system scope. */
@@ -103,6 +115,10 @@ PCCL_FN void pccl_fence_rel(void) {} /* not modelled, and not needed: see above 
 PCCL_FN void pccl_fence_rel(void) { __atomic_thread_fence(__ATOMIC_RELEASE); }
 #endif
 PCCL_FN void pccl_st_post(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+/* On the host each load of a batch acquires (free on x86; ThreadSanitizer
+ * does not model the fence the GPU uses instead). */
+PCCL_FN uint64_t pccl_ld_batch(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+PCCL_FN void pccl_fence_acq(void) {}
 PCCL_FN void pccl_fence_rel_gpu(void) { pccl_fence_rel(); }
 PCCL_FN void pccl_st_post_gpu(uint64_t *p, uint64_t v) { pccl_st_post(p, v); }
 PCCL_FN uint64_t pccl_add_gpu(uint64_t *p, uint64_t v) { return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL); }
@@ -201,20 +217,49 @@ PCCL_FN size_t pccl_conn_ring(int slots)
 
 /* ---- host <-> daemon queues (pinned host memory) ------------------------ */
 
-/* SQ: a ring of 64-bit entries (seq << 32 | collId); an entry is valid when
- * its seq is the reader's next.  The host writes the invocation's buffers
- * into args[collId] before publishing the entry (release), so a block that
- * sees the entry (acquire) sees the buffers.  Every collective runs on block
- * 0 (blocks 0 .. used-1 take part), so the host writes one entry, into block
- * 0's SQ in pinned memory; block 0 hands it on to the other blocks taking
- * part through their SQs in device memory (dsq, dargs: the same protocol at
- * GPU scope).  Only one block per GPU then reads pinned memory: with every
- * block polling it, the six commit fences of an 8-byte all-reduce on 4 H200s
- * took 61.1 us where they take 7.0 (results/README.md, "pccl-perf").
- * CQ: one ring per GPU, the slot taken by an atomic ticket on the GPU, the
- * entry (ticket+1) << 32 | collId published with one release store; the
- * poller accepts the entry whose ticket is the one it expects, so an entry
- * is never dropped or read twice. */
+/* SQ: a ring of records in pinned memory, one per invocation: the entry
+ * (seq << 32 | collId; valid when its seq is the reader's next) and the
+ * invocation's buffers, each pointer in a word of its own tagged with the
+ * low 16 bits of the same seq (PCCL_SQ_TAG).  Every word is valid on its
+ * own: a word read with the right tag holds that invocation's value,
+ * whatever order the host's stores arrive in (the LL protocol's idea).  So
+ * block 0 reads several records with every load issued at once, one PCIe
+ * round trip for all (pccl_fetch_host), where an entry and then its
+ * collective's buffers were two dependent round trips per invocation.  The
+ * host writes the pointers, then the entry (release); a record read with a
+ * word still old is taken as not there yet.  Every collective runs on block
+ * 0 (blocks 0 .. used-1 take part), so the host writes one record, into
+ * block 0's SQ; block 0 hands it on to the other blocks taking part through
+ * their SQs in device memory (dsq, dargs: the same protocol at GPU scope).
+ * Only one block per GPU then reads pinned memory: with every block polling
+ * it, the six commit fences of an 8-byte all-reduce on 4 H200s took 61.1 us
+ * where they take 7.0 (results/README.md, "pccl-perf").
+ * CQ: one ring per GPU, slots taken by an atomic ticket on the GPU, the
+ * entry (ticket+1) << 32 | collId published with one release fence for all
+ * the entries a block posts together (pccl_flush_done); the poller accepts
+ * the entry whose ticket is the one it expects, so an entry is never
+ * dropped or read twice. */
+typedef struct {
+    uint64_t e;          /* seq << 32 | collId (| PCCL_SQ_GATED) */
+    uint64_t send, recv; /* PCCL_SQ_TAG(seq) | pointer */
+    uint64_t pad;        /* 32 bytes: a record is one sector */
+} pccl_sqe;
+/* Pointers fit in 48 bits (user and CUDA virtual addresses on x86-64 and
+ * aarch64; pcclRun checks); the tag takes the 16 above.  Slots are reused
+ * every depth (< 2^16) invocations, so an old word never carries the tag. */
+#define PCCL_SQ_PTR_BITS 48
+#define PCCL_SQ_PTR_MASK ((1ull << PCCL_SQ_PTR_BITS) - 1)
+#define PCCL_SQ_TAG(seq) ((uint64_t)((seq) & 0xffff) << PCCL_SQ_PTR_BITS)
+/* The host writes invocation seq (1, 2, ...: the SQ's t-th entry has seq
+ * t + 1) into its record: the tagged buffers, then the entry (release).
+ * Pointers are masked: one the collective does not use (a broadcast's
+ * sendbuff off the root) is not checked, and must not spoil the tag. */
+PCCL_FN void pccl_sq_write(pccl_sqe *q, uint64_t seq, uint32_t raw, const void *send, const void *recv)
+{
+    pccl_st_rlx(&q->send, PCCL_SQ_TAG(seq) | ((uint64_t)(uintptr_t)send & PCCL_SQ_PTR_MASK));
+    pccl_st_rlx(&q->recv, PCCL_SQ_TAG(seq) | ((uint64_t)(uintptr_t)recv & PCCL_SQ_PTR_MASK));
+    pccl_st_rel(&q->e, ((seq & 0xffffffffull) << 32) | raw);
+}
 /* An SQ entry's low word: the collective's id, and PCCL_SQ_GATED for a
  * stream-ordered invocation (lib/stream.c), which may start only once its
  * stream wrote its gate (ids are < 2^31). */
@@ -230,7 +275,8 @@ PCCL_FN size_t pccl_conn_ring(int slots)
 #else
 #define PCCL_ALIGN16 _Alignas(16)
 #endif
-/* 16-byte aligned: the daemon reads both pointers in one PCIe read. */
+/* An invocation's buffers (block 0 -> the other blocks: dargs; a stream's
+ * pending invocations); 16-byte aligned: one load reads both. */
 typedef struct {
     PCCL_ALIGN16 const void *sendbuf;
     void *recvbuf;
@@ -286,8 +332,7 @@ typedef struct {
     uint32_t hold_id[PCCL_HOLD_SET];
     uint32_t hold_seq, hold_n; /* the header stays 128 bytes */
     /* followed, in the same allocation, by: */
-    /* uint64_t cq[depth]; uint64_t sq[depth]; pccl_args args[max_colls];
-       pccl_blk_stats stats[blocks] */
+    /* uint64_t cq[depth]; pccl_sqe sq[depth]; pccl_blk_stats stats[blocks] */
 } pccl_pinned_hdr;
 
 /* Daemon state that must survive a voluntary quit: the task queue, the pass
@@ -335,21 +380,20 @@ typedef struct {
     /* pinned host memory */
     pccl_pinned_hdr *hdr;
     uint64_t *cq;            /* [depth]                             */
-    uint64_t *sq;            /* [depth] block 0's SQ                */
-    pccl_args *args;         /* [max_colls]                         */
+    pccl_sqe *sq;            /* [depth] block 0's SQ                */
     pccl_blk_stats *stats;   /* [blocks]                            */
     uint64_t *hgate;         /* [max_colls][PCCL_GATE_SLOTS] the gates again, for the poller (lib/stream.c) */
     uint64_t *tstamp;        /* [max_colls][2] PCCL_TRACE_LAT: SQ read and completion, daemon clock */
 } pccl_gpu;
 
-/* The pinned memory: header, CQ and SQ, then args (16-byte aligned), stats, hgate, tstamp. */
-PCCL_FN size_t pccl_pinned_args_off(const pccl_knobs *k)
+/* The pinned memory: header, CQ, SQ (32-byte aligned), stats, hgate, tstamp. */
+PCCL_FN size_t pccl_pinned_sq_off(const pccl_knobs *k)
 {
-    return sizeof(pccl_pinned_hdr) + ((sizeof(uint64_t) * (size_t)k->depth * 2 + 15) & ~(size_t)15);
+    return sizeof(pccl_pinned_hdr) + ((sizeof(uint64_t) * (size_t)k->depth + 31) & ~(size_t)31);
 }
 PCCL_FN size_t pccl_pinned_bytes(const pccl_knobs *k)
 {
-    return pccl_pinned_args_off(k) + sizeof(pccl_args) * (size_t)k->max_colls + sizeof(pccl_blk_stats) * (size_t)k->blocks +
+    return pccl_pinned_sq_off(k) + sizeof(pccl_sqe) * (size_t)k->depth + sizeof(pccl_blk_stats) * (size_t)k->blocks +
            sizeof(uint64_t) * (size_t)k->max_colls * (PCCL_GATE_SLOTS + 2);
 }
 
@@ -389,9 +433,8 @@ PCCL_FN void pccl_carve_pinned(pccl_gpu *G, char *p)
 {
     G->hdr = (pccl_pinned_hdr *)p;
     G->cq = (uint64_t *)(p + sizeof(pccl_pinned_hdr));
-    G->sq = G->cq + G->k.depth;
-    G->args = (pccl_args *)(p + pccl_pinned_args_off(&G->k));
-    G->stats = (pccl_blk_stats *)(G->args + G->k.max_colls);
+    G->sq = (pccl_sqe *)(p + pccl_pinned_sq_off(&G->k));
+    G->stats = (pccl_blk_stats *)(G->sq + G->k.depth);
     G->hgate = (uint64_t *)(G->stats + G->k.blocks);
     G->tstamp = G->hgate + (size_t)G->k.max_colls * PCCL_GATE_SLOTS;
 }

@@ -42,6 +42,10 @@ typedef struct {
 } pccl_job;
 
 enum { PCCL_CMD_RUN, PCCL_CMD_QUIT };
+/* SQ records block 0 reads in one look (pccl_fetch_host), and completions a
+ * block posts behind one fence (pccl_flush_done), at most. */
+#define PCCL_SQ_BATCH 4
+#define PCCL_DONE_MAX 16
 /* What the block does after a decision point: the job is ready (EXEC), the
  * collective completed or was preempted (STOP), the pass is over (END), the
  * leader must post the step and decide after the data is complete (LATE). */
@@ -67,6 +71,12 @@ typedef struct {
     pccl_job job[2];  /* the step being moved, and the next one */
     pccl_blk_stats st;
     int32_t *tq;      /* task queue: collective ids, in scheduling order */
+    /* Completions not yet posted (pccl_flush_done): the collective and its
+     * invocation, in the order they completed. */
+    int32_t ndone;
+    int32_t done_id[PCCL_DONE_MAX];
+    uint64_t done_inv[PCCL_DONE_MAX];
+    uint64_t sqw[PCCL_SQ_BATCH][3]; /* block 0: the records one look at the SQ found */
 } pccl_blk;
 
 PCCL_FN uint64_t pccl_rand(uint64_t *s)
@@ -84,6 +94,10 @@ PCCL_FN int64_t pccl_threshold(const pccl_knobs *k, int pos)
     int64_t t = k->spin_base / pos;
     return t > k->spin_min ? t : k->spin_min;
 }
+
+/* PCCL_PROFILE: the leader reads the clock around each phase (else every
+ * time figure stays 0: the clock reads are skipped, and t_exec stays 0). */
+#define PCCL_PROF(G) ((G)->k.profile)
 
 /* ---- SQ: fetch new invocations into the task queue ---------------------- */
 
@@ -112,42 +126,145 @@ PCCL_FN void pccl_hand_on(const pccl_gpu *G, uint32_t raw, pccl_args a)
     }
 }
 
+/* A fetched invocation into the block's context and task queue. */
+PCCL_FN void pccl_take(pccl_blk *S, const pccl_gpu *G, int b, uint32_t raw, pccl_args a, uint64_t now)
+{
+    int32_t id = (int32_t)(raw & PCCL_SQ_ID_MASK);
+    pccl_ctx *x = &G->ctx[(size_t)id * G->k.blocks + b];
+    x->group = (uint64_t)b;
+    x->loop = 0;
+    x->step = 0;
+    x->next = 0;
+    x->inv++;
+    x->gated = (raw & PCCL_SQ_GATED) != 0;
+    x->sendbuf = a.sendbuf;
+    x->recvbuf = a.recvbuf;
+    x->t_fetch = now;
+    pccl_enqueue(S, G, id);
+    S->sq_head++;
+}
+
+/* Block 0's look at the host's SQ across PCIe: PCCL_SQ_BATCH records from
+ * the head on (entry and buffers, core.h "SQ") with every load issued
+ * before the first is waited for, one round trip for all.  The valid ones
+ * among the first k (a prefix) go to out; returns how many. */
+#ifdef __CUDA_ARCH__
+/* Its own frame, with nothing else live: the 12 words fit in registers (the
+ * kernel has 64 a thread; inlined into the loop, ptxas spilled, and a spill
+ * store waits for its load: one round trip each again). */
+__device__ __noinline__
+#else
+static
+#endif
+int pccl_sq_read(const pccl_sqe *sq, uint64_t depth, uint64_t head, int k, uint64_t (*out)[3])
+{
+    uint64_t w[PCCL_SQ_BATCH][3];
+    uint64_t slot = head % depth;
+    /* All PCCL_SQ_BATCH records, whatever k: straight-line loads with no
+     * branch between them; a record past k is read for nothing. */
+#ifdef __CUDA_ARCH__
+#pragma unroll /* constant indices: the words stay in registers */
+#endif
+    for (int i = 0; i < PCCL_SQ_BATCH; i++) {
+        const pccl_sqe *q = &sq[slot];
+        w[i][0] = pccl_ld_batch(&q->e);
+        w[i][1] = pccl_ld_batch(&q->send);
+        w[i][2] = pccl_ld_batch(&q->recv);
+        slot = slot + 1 == depth ? 0 : slot + 1;
+    }
+    int n = 0;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+    for (int i = 0; i < PCCL_SQ_BATCH; i++) {
+        if (i >= k || n < i) continue; /* past the first record not there */
+        uint64_t seq = head + (uint64_t)i + 1, tag = PCCL_SQ_TAG(seq);
+        /* not there yet, or only in part (a word still old) */
+        if ((w[i][0] >> 32) != (seq & 0xffffffffull) || (w[i][1] & ~PCCL_SQ_PTR_MASK) != tag ||
+            (w[i][2] & ~PCCL_SQ_PTR_MASK) != tag)
+            continue;
+        out[i][0] = w[i][0];
+        out[i][1] = w[i][1] & PCCL_SQ_PTR_MASK;
+        out[i][2] = w[i][2] & PCCL_SQ_PTR_MASK;
+        n++;
+    }
+    return n;
+}
+
+/* Block 0 takes what one look at the host's SQ finds (pccl_sq_read), in
+ * order, with one acquire fence for the batch.  Returns how many. */
+PCCL_FN int pccl_fetch_host(pccl_blk *S, const pccl_gpu *G, uint64_t now)
+{
+    int k = G->k.depth - S->tq_len;
+    int n = pccl_sq_read(G->sq, (uint64_t)G->k.depth, S->sq_head, k < PCCL_SQ_BATCH ? k : PCCL_SQ_BATCH, S->sqw);
+    if (!n) return 0;
+    pccl_fence_acq();
+    for (int i = 0; i < n; i++) {
+        uint32_t raw = (uint32_t)S->sqw[i][0];
+        pccl_args a;
+        a.sendbuf = (const void *)(uintptr_t)S->sqw[i][1];
+        a.recvbuf = (void *)(uintptr_t)S->sqw[i][2];
+        pccl_hand_on(G, raw, a);
+        pccl_take(S, G, 0, raw, a, now);
+    }
+    return n;
+}
+
 /* Takes the new entries of the block's SQ (block 0: the host's, in pinned
- * memory; the others: the one block 0 fills) into the task queue. */
+ * memory; the others: the one block 0 fills, in device memory) into the
+ * task queue. */
 PCCL_FN int pccl_fetch(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
 {
     int n = 0;
-    uint64_t *sq = b == 0 ? G->sq : G->dsq + (size_t)b * G->k.depth;
+    if (b == 0) {
+        /* In FIFO order one batch a pass: a look that finds the next record
+         * not there yet costs a round trip, which the invocations just
+         * fetched would wait for, and the records left run after them
+         * anyway (the next pass fetches them).  With priorities, all that
+         * are there are fetched first, so the highest of them runs first;
+         * chaos keeps its choice among all. */
+        int got;
+        do n += got = pccl_fetch_host(S, G, now);
+        while (got == PCCL_SQ_BATCH && (G->k.order != 0 || G->k.chaos));
+        return n;
+    }
+    uint64_t *sq = G->dsq + (size_t)b * G->k.depth;
     while (S->tq_len < G->k.depth) {
         uint64_t e = pccl_ld_acq(&sq[S->sq_head % G->k.depth]);
         if ((e >> 32) != ((S->sq_head + 1) & 0xffffffffull)) break;
         uint32_t raw = (uint32_t)e;
-        int32_t id = (int32_t)(raw & PCCL_SQ_ID_MASK);
-        pccl_args a = b == 0 ? G->args[id] : G->dargs[id]; /* one 16-byte read */
-        if (b == 0) pccl_hand_on(G, raw, a);
-        pccl_ctx *x = &G->ctx[(size_t)id * G->k.blocks + b];
-        x->group = (uint64_t)b;
-        x->loop = 0;
-        x->step = 0;
-        x->next = 0;
-        x->inv++;
-        x->gated = (raw & PCCL_SQ_GATED) != 0;
-        x->sendbuf = a.sendbuf;
-        x->recvbuf = a.recvbuf;
-        x->t_fetch = now;
-        pccl_enqueue(S, G, id);
-        S->sq_head++;
+        pccl_take(S, G, b, raw, G->dargs[raw & PCCL_SQ_ID_MASK], now); /* one 16-byte read */
         n++;
-        /* Block 0 reads the host's SQ across PCIe: a look that finds the
-         * next entry not there yet costs a round trip (about 1 us), and the
-         * invocation just fetched would wait for it.  In FIFO order the
-         * entries left run in the order they come anyway: the next pass
-         * fetches them.  (With priorities, all that are there are fetched
-         * first, so the highest of them runs first; chaos keeps its
-         * choice among all.) */
-        if (b == 0 && G->k.order == 0 && !G->k.chaos) break;
     }
     return n;
+}
+
+/* ---- CQ: post completions --------------------------------------------- */
+
+/* Posts the completions the block has gathered: one release fence, then
+ * relaxed stores, as a step's post: the outputs (the movers wrote them
+ * before a barrier) before each completion flag a stream may wait on
+ * (lib/stream.c: invocation `inv` is complete) and CQ entry, in the order
+ * the collectives completed, on consecutive tickets.  A system-scope fence
+ * costs about a microsecond on the GPU: one per invocation was on the
+ * critical path of every small collective back to back
+ * (results/hostpath/b2b-split.md); now one per pass, or per wait (pccl_wait:
+ * a collective that waits for its peers does not hold back the completions
+ * before it). */
+PCCL_FN void pccl_flush_done(pccl_blk *S, const pccl_gpu *G)
+{
+    int n = S->ndone;
+    if (!n) return;
+    uint64_t t0 = PCCL_PROF(G) ? PCCL_NOW_NS() : 0;
+    uint64_t t = pccl_add_gpu(G->cq_ticket, (uint64_t)n);
+    pccl_fence_rel();
+    for (int i = 0; i < n; i++) {
+        int32_t id = S->done_id[i];
+        pccl_st_post(&G->fin[id], S->done_inv[i]);
+        pccl_st_post(&G->cq[(t + (uint64_t)i) % (uint64_t)G->k.depth], ((t + (uint64_t)i + 1) << 32) | (uint32_t)id);
+    }
+    S->ndone = 0;
+    if (PCCL_PROF(G)) S->st.ns_cq += PCCL_NOW_NS() - t0;
 }
 
 /* ---- the leader's decisions --------------------------------------------- */
@@ -313,7 +430,10 @@ PCCL_FN void pccl_plan(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
  * the active slot.  Returns 0 at the end of the pass. */
 PCCL_FN int pccl_pick(pccl_blk *S, const pccl_gpu *G, int b)
 {
-    if (S->cut || S->pos >= S->tq_len) return 0;
+    if (S->cut || S->pos >= S->tq_len) { /* the pass is over: post what it completed */
+        pccl_flush_done(S, G);
+        return 0;
+    }
     if (G->k.chaos) { /* chaos: any queued collective may run next */
         int j = S->pos + (int)(pccl_rand(&S->rng) % (uint64_t)(S->tq_len - S->pos));
         int32_t t = S->tq[S->pos]; S->tq[S->pos] = S->tq[j]; S->tq[j] = t;
@@ -389,6 +509,7 @@ PCCL_FN void pccl_fill(const pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
 PCCL_FN int pccl_wait(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
 {
     for (int64_t i = 0; !pccl_ready(S, G, b); i++) {
+        if (i == 0) pccl_flush_done(S, G); /* the completions before it need not wait too */
         /* a sticky threshold is thousands of polls: the slice may end inside */
         if (i >= S->th || ((i & 63) == 63 && pccl_cut_now(S, G))) return 0;
         PCCL_POLL_PAUSE(i);
@@ -480,7 +601,8 @@ PCCL_FN void pccl_post(pccl_blk *S, const pccl_gpu *G, int b)
 }
 
 /* The collective finished on this block: save, dequeue, and if this block is
- * the last of the GPU to finish it, post its CQ entry. */
+ * the last of the GPU to finish it, gather its completion for
+ * pccl_flush_done. */
 PCCL_FN void pccl_complete(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
 {
     G->ctx[(size_t)S->cur * G->k.blocks + b] = S->act;
@@ -495,19 +617,13 @@ PCCL_FN void pccl_complete(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
         if (pccl_add_gpu(&G->done[S->cur], 1) + 1 < (uint64_t)used) return;
         G->done[S->cur] = 0; /* no block touches it again before the next invocation */
     }
-    uint64_t t = pccl_add_gpu(G->cq_ticket, 1);
     if (G->k.trace) { /* PCCL_TRACE_LAT (lib/trace.c): read by the poller after the CQ entry */
         pccl_st_rlx(&G->tstamp[2 * (size_t)S->cur], S->act.t_fetch);
         pccl_st_rlx(&G->tstamp[2 * (size_t)S->cur + 1], PCCL_NOW_NS());
     }
-    /* One release fence, then relaxed stores, as a step's post: the output
-     * (the movers wrote it before the barrier) before the completion flag a
-     * stream may wait on (lib/stream.c: invocation `inv` is complete) and
-     * the CQ entry.  A full fence and two release stores cost three
-     * system-scope fences on the GPU, on every invocation's critical path. */
-    pccl_fence_rel();
-    pccl_st_post(&G->fin[S->cur], S->act.inv);
-    pccl_st_post(&G->cq[t % G->k.depth], ((t + 1) << 32) | (uint32_t)S->cur);
+    if (S->ndone == PCCL_DONE_MAX) pccl_flush_done(S, G);
+    S->done_id[S->ndone] = S->cur;
+    S->done_inv[S->ndone++] = S->act.inv;
 }
 
 /* The collective is stuck: save what it did (only if it progressed: lazy
@@ -539,6 +655,7 @@ PCCL_FN void pccl_publish(const pccl_blk *S, const pccl_gpu *G, int b)
 
 PCCL_FN void pccl_end(pccl_blk *S, const pccl_gpu *G, int b)
 {
+    pccl_flush_done(S, G); /* none left by a pass; kept in case a quit ever comes mid-pass */
     G->saved[b].sq_head = S->sq_head;
     G->saved[b].tq_len = (uint32_t)S->tq_len;
     G->saved[b].pos = S->cut ? (uint32_t)S->pos : 0;
@@ -557,10 +674,6 @@ PCCL_FN void pccl_end(pccl_blk *S, const pccl_gpu *G, int b)
 }
 
 /* ---- the daemon's loop (all threads of the block run it) ----------------- */
-
-/* PCCL_PROFILE: the leader reads the clock around each phase (else every
- * time figure stays 0: the clock reads are skipped, and t_exec stays 0). */
-#define PCCL_PROF(G) ((G)->k.profile)
 
 /* The leader, after picking a collective or settling a step: waits for the
  * next step's connectors.  EXEC: the job is ready; STOP: it was preempted. */
