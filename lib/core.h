@@ -175,7 +175,8 @@ typedef struct {
     uint8_t claimer;      /* this rank claims them for every rank (see pccl_claim) */
     uint8_t proto;        /* PCCL_PROTO_SIMPLE or _LL: the layout of its connectors' slots */
     uint8_t algo;         /* PCCL_ALGO_RING or _DIRECT (lib/prog.c) */
-    uint8_t pad[4];
+    uint8_t first;        /* the first block that runs it: first .. first+used-1 (pccl_first_block) */
+    uint8_t pad[3];
     uint64_t count;       /* AR/Reduce/Bcast: elements; AG: per-rank send; RS: per-rank recv */
     uint64_t chunk_elems; /* elements per connector slot                    */
     uint64_t ngroups;     /* groups of ilv loops over the data              */
@@ -528,6 +529,18 @@ PCCL_FN uint32_t pccl_used_blocks(const pccl_coll *c, int blocks)
 {
     uint64_t g = c->ngroups;
     return g < (uint64_t)blocks ? (uint32_t)g : (uint32_t)blocks;
+}
+
+/* The block a collective's blocks start at.  A collective on one block
+ * (every small one: lib/tune.c) runs on block id % blocks, so that small
+ * collectives of different ids run on different blocks, side by side: on
+ * block 0 alone, back to back, each waited for the ones before it, its
+ * fetch, its run and its completion (results/hostpath/b2b-split.md).  Block
+ * 0 still reads every SQ entry and hands it on.  The same on every rank
+ * (ids and PCCL_BLOCKS agree), so block b's ring still meets block b. */
+PCCL_FN uint32_t pccl_first_block(const pccl_coll *c, int32_t id, int blocks)
+{
+    return c->used == 1 ? (uint32_t)id % (uint32_t)blocks : 0;
 }
 
 /* Loops in a group (the last one may have fewer; an empty collective's one). */

@@ -111,19 +111,22 @@ PCCL_FN void pccl_enqueue(pccl_blk *S, const pccl_gpu *G, int32_t id)
     S->tq[i] = id;
 }
 
-/* Block 0 hands an invocation on to the other blocks that take part: the
- * buffers, then (one fence) an entry in each one's SQ in device memory. */
-PCCL_FN void pccl_hand_on(const pccl_gpu *G, uint32_t raw, pccl_args a)
+/* Block 0 hands an invocation on to the other blocks that take part (first
+ * .. first+used-1, core.h pccl_first_block): the buffers, then (one fence)
+ * an entry in each one's SQ in device memory.  Returns whether block 0
+ * takes part itself. */
+PCCL_FN int pccl_hand_on(const pccl_gpu *G, uint32_t raw, pccl_args a)
 {
     int32_t id = (int32_t)(raw & PCCL_SQ_ID_MASK);
-    uint32_t used = G->colls[id].used;
-    if (used < 2) return;
+    uint32_t used = G->colls[id].used, first = G->colls[id].first;
+    if (first == 0 && used < 2) return 1;
     G->dargs[id] = a;
     pccl_fence_rel_gpu();
-    for (uint32_t o = 1; o < used; o++) {
+    for (uint32_t o = first ? first : 1; o < first + used; o++) {
         uint64_t t = G->dsq_tail[o]++;
         pccl_st_post_gpu(&G->dsq[(size_t)o * G->k.depth + t % G->k.depth], ((t + 1) & 0xffffffffull) << 32 | raw);
     }
+    return first == 0;
 }
 
 /* A fetched invocation into the block's context and task queue. */
@@ -131,7 +134,7 @@ PCCL_FN void pccl_take(pccl_blk *S, const pccl_gpu *G, int b, uint32_t raw, pccl
 {
     int32_t id = (int32_t)(raw & PCCL_SQ_ID_MASK);
     pccl_ctx *x = &G->ctx[(size_t)id * G->k.blocks + b];
-    x->group = (uint64_t)b;
+    x->group = (uint64_t)b - G->colls[id].first; /* block first+g starts with group g */
     x->loop = 0;
     x->step = 0;
     x->next = 0;
@@ -141,7 +144,6 @@ PCCL_FN void pccl_take(pccl_blk *S, const pccl_gpu *G, int b, uint32_t raw, pccl
     x->recvbuf = a.recvbuf;
     x->t_fetch = now;
     pccl_enqueue(S, G, id);
-    S->sq_head++;
 }
 
 /* Block 0's look at the host's SQ across PCIe: PCCL_SQ_BATCH records from
@@ -204,9 +206,9 @@ PCCL_FN int pccl_fetch_host(pccl_blk *S, const pccl_gpu *G, uint64_t now)
         pccl_args a;
         a.sendbuf = (const void *)(uintptr_t)S->sqw[i][1];
         a.recvbuf = (void *)(uintptr_t)S->sqw[i][2];
-        pccl_hand_on(G, raw, a);
-        pccl_take(S, G, 0, raw, a, now);
+        if (pccl_hand_on(G, raw, a)) pccl_take(S, G, 0, raw, a, now);
     }
+    S->sq_head += (uint64_t)n;
     return n;
 }
 
@@ -234,6 +236,7 @@ PCCL_FN int pccl_fetch(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
         if ((e >> 32) != ((S->sq_head + 1) & 0xffffffffull)) break;
         uint32_t raw = (uint32_t)e;
         pccl_take(S, G, b, raw, G->dargs[raw & PCCL_SQ_ID_MASK], now); /* one 16-byte read */
+        S->sq_head++;
         n++;
     }
     return n;
@@ -448,7 +451,7 @@ PCCL_FN int pccl_pick(pccl_blk *S, const pccl_gpu *G, int b)
 
 PCCL_FN char *pccl_conn(char *arena, const pccl_coll *c, const pccl_gpu *G, int b)
 {
-    return arena + c->conn_off + (size_t)b * pccl_conn_stride(c, G->k.slots);
+    return arena + c->conn_off + (size_t)(b - (int)c->first) * pccl_conn_stride(c, G->k.slots);
 }
 
 /* One look at the step's connectors: is its input there (RECV) and its

@@ -129,6 +129,38 @@ static void test_cq_flush(void)
     }
 }
 
+/* Small collectives (one group: one block) of different ids run on
+ * different blocks, block id % blocks (core.h, pccl_first_block), block 0
+ * handing each on: exact results on 3 ranks in opposite orders (each
+ * block's ring must still meet the same block on every rank, and preempt),
+ * and every block completes its share, no other. */
+static void test_spread(void)
+{
+    enum { RANKS = 3, BLOCKS = 4, CASES = 8 };
+    pcclComm_t c[RANKS];
+    pcclConfig_t cfg = pt_config(BLOCKS, 256);
+    pt_begin("sqcq: small collectives spread over the blocks", 60);
+    if (pt_init(c, RANKS, &cfg)) { pt_end(); return; }
+    pt_case cases[CASES];
+    memset(cases, 0, sizeof cases);
+    for (int i = 0; i < CASES; i++) /* 16 floats or fewer: one loop, one group */
+        cases[i].c = (ck_coll){(pcclCollType_t)(i % 5), pcclFloat, pcclSum, i % RANKS, 2 + (size_t)i, RANKS};
+    enum { ROUNDS = 3 };
+    PT_CHECK(pt_run_cases(c, RANKS, cases, CASES, 7, ROUNDS, 1) == 0, "wrong results");
+    for (int r = 0; r < RANKS; r++) PT_OK(pcclDeviceSynchronize(c[r])); /* the blocks' counts published */
+    for (int r = 0; r < RANKS; r++)
+        for (int b = 0; b < BLOCKS; b++) {
+            pcclStats_t st;
+            PT_OK(pcclCommGetBlockStats(c[r], b, &st));
+            /* ids b, b + BLOCKS: ROUNDS invocations each */
+            PT_CHECK(st.blockCompletions == (uint64_t)ROUNDS * (CASES / BLOCKS),
+                     "rank %d block %d completed %llu invocations, not %d", r, b,
+                     (unsigned long long)st.blockCompletions, ROUNDS * (CASES / BLOCKS));
+        }
+    pt_destroy(c, RANKS);
+    pt_end();
+}
+
 int pt_register_sqcq(void)
 {
     CU_pSuite s = CU_add_suite("sqcq", NULL, NULL);
@@ -136,7 +168,8 @@ int pt_register_sqcq(void)
     if (!CU_add_test(s, "SQ: one look takes the records there, in order, none with an old word", test_sq_batch) ||
         !CU_add_test(s, "SQ: a buffer above 48 bits refused by name", test_sq_wild_pointer) ||
         !CU_add_test(s, "CQ: gathered completions on consecutive tickets, in order, with their flags",
-                     test_cq_flush))
+                     test_cq_flush) ||
+        !CU_add_test(s, "small collectives of different ids run on different blocks, exact", test_spread))
         return -1;
     return 0;
 }
