@@ -228,10 +228,11 @@ PCCL_FN size_t pccl_conn_ring(int slots)
  * round trip for all (pccl_fetch_host), where an entry and then its
  * collective's buffers were two dependent round trips per invocation.  The
  * host writes the pointers, then the entry (release); a record read with a
- * word still old is taken as not there yet.  Every collective runs on block
- * 0 (blocks 0 .. used-1 take part), so the host writes one record, into
- * block 0's SQ; block 0 hands it on to the other blocks taking part through
- * their SQs in device memory (dsq, dargs: the same protocol at GPU scope).
+ * word still old is taken as not there yet.  The host writes one record,
+ * into block 0's SQ, whichever blocks run the collective (first ..
+ * first+used-1: pccl_first_block); block 0 hands it on to those blocks
+ * through their SQs in device memory (dsq, dargs: the same protocol at GPU
+ * scope), and takes it itself where it is one of them.
  * Only one block per GPU then reads pinned memory: with every block polling
  * it, the six commit fences of an 8-byte all-reduce on 4 H200s took 61.1 us
  * where they take 7.0 (results/README.md, "pccl-perf").
