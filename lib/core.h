@@ -61,16 +61,15 @@ PCCL_FN void pccl_fence(void) { __threadfence_system(); }
  * cost three (NCCL's Simple protocol posts its steps the same way). */
 PCCL_FN void pccl_fence_rel(void) { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
 PCCL_FN void pccl_st_post(uint64_t *p, uint64_t v) { pccl_st_rlx(p, v); }
-/* A batch of reads of the host's writes (the SQ, pccl_fetch_host): relaxed
- * loads, all issued before the first is waited for (one PCIe round trip for
- * the batch, where an acquire load waits out each), then one acquire fence
- * for the batch, so that what the host wrote before each entry it released
- * (the invocation's input) is seen after it (PTX's fence-acquire pattern). */
-PCCL_FN uint64_t pccl_ld_batch(const uint64_t *p)
+/* Reads of the host's writes (the SQ, pccl_sq_read): relaxed loads, each
+ * issued before the first is waited for, then one acquire fence for all of
+ * them, so that what the host wrote before each record it released (the
+ * invocation's input) is seen after it (PTX's fence-acquire pattern). */
+/* An SQ record's two words in one 16-byte load (each word carries its own
+ * tag: no atomicity across them is needed). */
+PCCL_FN void pccl_ld_pair(const uint64_t *p, uint64_t w[2])
 {
-    uint64_t v;
-    asm volatile("ld.relaxed.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return v;
+    asm volatile("ld.relaxed.sys.global.v2.u64 {%0, %1}, [%2];" : "=l"(w[0]), "=l"(w[1]) : "l"(p) : "memory");
 }
 PCCL_FN void pccl_fence_acq(void) { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
 /* Blocks of one GPU meet on its own memory: GPU scope suffices.  A release
@@ -115,9 +114,13 @@ PCCL_FN void pccl_fence_rel(void) {} /* not modelled, and not needed: see above 
 PCCL_FN void pccl_fence_rel(void) { __atomic_thread_fence(__ATOMIC_RELEASE); }
 #endif
 PCCL_FN void pccl_st_post(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
-/* On the host each load of a batch acquires (free on x86; ThreadSanitizer
- * does not model the fence the GPU uses instead). */
-PCCL_FN uint64_t pccl_ld_batch(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+/* On the host each load acquires (free on x86; ThreadSanitizer does not
+ * model the fence the GPU uses instead). */
+PCCL_FN void pccl_ld_pair(const uint64_t *p, uint64_t w[2])
+{
+    w[0] = __atomic_load_n(&p[0], __ATOMIC_ACQUIRE);
+    w[1] = __atomic_load_n(&p[1], __ATOMIC_ACQUIRE);
+}
 PCCL_FN void pccl_fence_acq(void) {}
 PCCL_FN void pccl_fence_rel_gpu(void) { pccl_fence_rel(); }
 PCCL_FN void pccl_st_post_gpu(uint64_t *p, uint64_t v) { pccl_st_post(p, v); }
@@ -218,55 +221,68 @@ PCCL_FN size_t pccl_conn_ring(int slots)
 
 /* ---- host <-> daemon queues (pinned host memory) ------------------------ */
 
-/* SQ: a ring of records in pinned memory, one per invocation: the entry
- * (seq << 32 | collId; valid when its seq is the reader's next) and the
- * invocation's buffers, each pointer in a word of its own tagged with the
- * low 16 bits of the same seq (PCCL_SQ_TAG).  Every word is valid on its
- * own: a word read with the right tag holds that invocation's value,
- * whatever order the host's stores arrive in (the LL protocol's idea).  So
- * block 0 reads several records with every load issued at once, one PCIe
- * round trip for all (pccl_fetch_host), where an entry and then its
- * collective's buffers were two dependent round trips per invocation.  The
- * host writes the pointers, then the entry (release); a record read with a
- * word still old is taken as not there yet.  The host writes one record,
- * into block 0's SQ, whichever blocks run the collective (first ..
- * first+used-1: pccl_first_block); block 0 hands it on to those blocks
- * through their SQs in device memory (dsq, dargs: the same protocol at GPU
- * scope), and takes it itself where it is one of them.
- * Only one block per GPU then reads pinned memory: with every block polling
- * it, the six commit fences of an 8-byte all-reduce on 4 H200s took 61.1 us
- * where they take 7.0 (results/README.md, "pccl-perf").
+/* An SQ entry's low word: the collective's id, and PCCL_SQ_GATED for a
+ * stream-ordered invocation (lib/stream.c), which may start only once its
+ * stream wrote its gate. */
+#define PCCL_SQ_GATED 0x80000000u
+#define PCCL_SQ_ID_MASK 0x7fffffffu
+/* SQ: a ring of records in pinned memory, one per invocation, each in a
+ * line of its own (PCCL_SQ_STRIDE): two words, read with one 16-byte load.
+ * The first holds the collective's id (low 12 bits), PCCL_SQ_GATED and the
+ * sendbuf, the second the id's high bits and the recvbuf (pointers fit in 48
+ * bits: pcclRun checks; ids in 25, PCCL_MAX_COLLS allows 20), and each its
+ * record's lap tag: entry t of a ring of depth d has tag (t / d + 1) mod 8
+ * (pccl_sq_tag), which the slot's previous occupant (lap t / d - 1) and
+ * never-written memory (0) do not have (the host is never a lap ahead: at
+ * most depth invocations are outstanding).  Every word is valid on its own:
+ * a word read with the expected tag holds that invocation's value, whatever
+ * order the host's stores arrive in (the LL protocol's idea).  So the
+ * reader needs no second, dependent read: before, block 0 read an entry,
+ * then its collective's buffers, two PCIe round trips per invocation (3.2-
+ * 3.5 us back to back, results/hostpath/b2b-split.md).  The host writes the
+ * second word, then the first (release); a record read with one word still
+ * old is taken as not there yet.  The host writes one record, into block
+ * 0's SQ, whichever blocks run the collective (first .. first+used-1:
+ * pccl_first_block); block 0 hands it on to those blocks through their SQs
+ * in device memory (dsq, dargs: the same protocol at GPU scope), and takes
+ * it itself where it is one of them.  Only one block per GPU then reads
+ * pinned memory: with every block polling it, the six commit fences of an
+ * 8-byte all-reduce on 4 H200s took 61.1 us where they take 7.0
+ * (results/README.md, "pccl-perf").
  * CQ: one ring per GPU, slots taken by an atomic ticket on the GPU, the
  * entry (ticket+1) << 32 | collId published with one release fence for all
  * the entries a block posts together (pccl_flush_done); the poller accepts
  * the entry whose ticket is the one it expects, so an entry is never
  * dropped or read twice. */
+#define PCCL_SQ_STRIDE 128
 typedef struct {
-    uint64_t e;          /* seq << 32 | collId (| PCCL_SQ_GATED) */
-    uint64_t send, recv; /* PCCL_SQ_TAG(seq) | pointer */
-    uint64_t pad;        /* 32 bytes: a record is one sector */
+    uint64_t w[2]; /* [tag 3 | gated 1 | id bits 0-11 | sendbuf 48], [tag 3 | id bits 12-24 | recvbuf 48] */
+    char pad[PCCL_SQ_STRIDE - 16];
 } pccl_sqe;
-/* Pointers fit in 48 bits (user and CUDA virtual addresses on x86-64 and
- * aarch64; pcclRun checks); the tag takes the 16 above.  Slots are reused
- * every depth (< 2^16) invocations, so an old word never carries the tag. */
 #define PCCL_SQ_PTR_BITS 48
 #define PCCL_SQ_PTR_MASK ((1ull << PCCL_SQ_PTR_BITS) - 1)
-#define PCCL_SQ_TAG(seq) ((uint64_t)((seq) & 0xffff) << PCCL_SQ_PTR_BITS)
-/* The host writes invocation seq (1, 2, ...: the SQ's t-th entry has seq
- * t + 1) into its record: the tagged buffers, then the entry (release).
- * Pointers are masked: one the collective does not use (a broadcast's
- * sendbuff off the root) is not checked, and must not spoil the tag. */
-PCCL_FN void pccl_sq_write(pccl_sqe *q, uint64_t seq, uint32_t raw, const void *send, const void *recv)
+#define PCCL_SQ_TAG_MASK (7ull << 61)
+PCCL_FN uint64_t pccl_sq_tag(uint64_t t, uint64_t depth) { return ((t / depth + 1) & 7) << 61; }
+/* The host writes entry t (0, 1, ...) into its record.  Pointers are
+ * masked: one the collective does not use (a broadcast's sendbuff off the
+ * root) is not checked, and must not spoil the tag. */
+PCCL_FN void pccl_sq_write(pccl_sqe *q, uint64_t t, uint64_t depth, uint32_t raw, const void *send, const void *recv)
 {
-    pccl_st_rlx(&q->send, PCCL_SQ_TAG(seq) | ((uint64_t)(uintptr_t)send & PCCL_SQ_PTR_MASK));
-    pccl_st_rlx(&q->recv, PCCL_SQ_TAG(seq) | ((uint64_t)(uintptr_t)recv & PCCL_SQ_PTR_MASK));
-    pccl_st_rel(&q->e, ((seq & 0xffffffffull) << 32) | raw);
+    uint64_t tag = pccl_sq_tag(t, depth), id = raw & PCCL_SQ_ID_MASK, gated = (raw & PCCL_SQ_GATED) != 0;
+    pccl_st_rlx(&q->w[1], tag | (id >> 12 & 0x1fff) << 48 | ((uint64_t)(uintptr_t)recv & PCCL_SQ_PTR_MASK));
+    pccl_st_rel(&q->w[0], tag | gated << 60 | (id & 0xfff) << 48 | ((uint64_t)(uintptr_t)send & PCCL_SQ_PTR_MASK));
 }
-/* An SQ entry's low word: the collective's id, and PCCL_SQ_GATED for a
- * stream-ordered invocation (lib/stream.c), which may start only once its
- * stream wrote its gate (ids are < 2^31). */
-#define PCCL_SQ_GATED 0x80000000u
-#define PCCL_SQ_ID_MASK 0x7fffffffu
+/* Entry t as read (w): its low SQ word (id | PCCL_SQ_GATED), sendbuf and
+ * recvbuf into out; 0 where it is not there yet (a word with another tag). */
+PCCL_FN int pccl_sq_decode(const uint64_t w[2], uint64_t t, uint64_t depth, uint64_t out[3])
+{
+    uint64_t tag = pccl_sq_tag(t, depth);
+    if ((w[0] & PCCL_SQ_TAG_MASK) != tag || (w[1] & PCCL_SQ_TAG_MASK) != tag) return 0;
+    out[0] = (w[0] >> 48 & 0xfff) | (w[1] >> 48 & 0x1fff) << 12 | (w[0] >> 60 & 1) << 31;
+    out[1] = w[0] & PCCL_SQ_PTR_MASK;
+    out[2] = w[1] & PCCL_SQ_PTR_MASK;
+    return 1;
+}
 /* Gates per collective: invocation n's is gate[id * PCCL_GATE_SLOTS + n %
  * PCCL_GATE_SLOTS], so that streams of later invocations never overwrite the
  * gate of an earlier one that has not started (at most this many invocations
@@ -388,10 +404,11 @@ typedef struct {
     uint64_t *tstamp;        /* [max_colls][2] PCCL_TRACE_LAT: SQ read and completion, daemon clock */
 } pccl_gpu;
 
-/* The pinned memory: header, CQ, SQ (32-byte aligned), stats, hgate, tstamp. */
+/* The pinned memory: header, CQ, SQ (a line per record), stats, hgate, tstamp. */
 PCCL_FN size_t pccl_pinned_sq_off(const pccl_knobs *k)
 {
-    return sizeof(pccl_pinned_hdr) + ((sizeof(uint64_t) * (size_t)k->depth + 31) & ~(size_t)31);
+    return (sizeof(pccl_pinned_hdr) + sizeof(uint64_t) * (size_t)k->depth + PCCL_SQ_STRIDE - 1) &
+           ~(size_t)(PCCL_SQ_STRIDE - 1);
 }
 PCCL_FN size_t pccl_pinned_bytes(const pccl_knobs *k)
 {

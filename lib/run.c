@@ -50,16 +50,17 @@ pcclResult_t pccl_run_check_locked(pcclComm_t c, const char *fn, int id, const v
     return r;
 }
 
-/* The record's buffers first, each tagged with the entry's seq, the entry
- * last (release): a daemon that sees the entry sees the input, and a word
- * with the right tag is this invocation's (core.h, "SQ").  Block 0 hands it
+/* The record's words, each tagged with the entry's lap, the first last
+ * (release): a daemon that sees it sees the input, and a word with the
+ * right tag is this invocation's (core.h, "SQ").  Block 0 hands it
  * on to the other blocks that take part. */
 pcclResult_t pccl_submit_locked(pcclComm_t c, int id, const void *sendbuff, void *recvbuff, uint32_t gated)
 {
     c->colls[id].inflight = 1;
     uint64_t t = c->sq_tail++;
     pccl_trace_submit_locked(c, &c->colls[id]);
-    pccl_sq_write(&c->G.sq[t % (uint64_t)c->G.k.depth], t + 1, (uint32_t)id | gated, sendbuff, recvbuff);
+    uint64_t depth = (uint64_t)c->G.k.depth;
+    pccl_sq_write(&c->G.sq[t % depth], t, depth, (uint32_t)id | gated, sendbuff, recvbuff);
     c->submitted++;
     pthread_cond_signal(&c->poll_cv); /* a sleeping poller watches from now on */
     /* Seen running by the poller a moment ago: no stream query (driver time

@@ -42,9 +42,11 @@ typedef struct {
 } pccl_job;
 
 enum { PCCL_CMD_RUN, PCCL_CMD_QUIT };
-/* SQ records block 0 reads in one look (pccl_fetch_host), and completions a
- * block posts behind one fence (pccl_flush_done), at most. */
+/* SQ records block 0 reads in one look (pccl_sq_read; -D to change), and
+ * completions a block posts behind one fence (pccl_flush_done), at most. */
+#ifndef PCCL_SQ_BATCH
 #define PCCL_SQ_BATCH 4
+#endif
 #define PCCL_DONE_MAX 16
 /* What the block does after a decision point: the job is ready (EXEC), the
  * collective completed or was preempted (STOP), the pass is over (END), the
@@ -146,13 +148,17 @@ PCCL_FN void pccl_take(pccl_blk *S, const pccl_gpu *G, int b, uint32_t raw, pccl
     pccl_enqueue(S, G, id);
 }
 
-/* Block 0's look at the host's SQ across PCIe: PCCL_SQ_BATCH records from
- * the head on (entry and buffers, core.h "SQ") with every load issued
- * before the first is waited for, one round trip for all.  The valid ones
- * among the first k (a prefix) go to out; returns how many. */
+/* Block 0's look at the host's SQ across PCIe: the head record alone (one
+ * 16-byte load: an idle look costs one round trip), and where it is there,
+ * the next PCCL_SQ_BATCH - 1 records with all their loads issued before the
+ * first is waited for.  The records there among the first k (a prefix) go
+ * to out (core.h, pccl_sq_decode); returns how many. */
+#ifndef PCCL_SQ_BATCH
+#define PCCL_SQ_BATCH 4
+#endif
 #ifdef __CUDA_ARCH__
-/* Its own frame, with nothing else live: the 12 words fit in registers (the
- * kernel has 64 a thread; inlined into the loop, ptxas spilled, and a spill
+/* Its own frame, with nothing else live: the words stay in registers (the
+ * kernel has 64 a thread: inlined into the loop, ptxas spilled, and a spill
  * store waits for its load: one round trip each again). */
 __device__ __noinline__
 #else
@@ -160,36 +166,26 @@ static
 #endif
 int pccl_sq_read(const pccl_sqe *sq, uint64_t depth, uint64_t head, int k, uint64_t (*out)[3])
 {
-    uint64_t w[PCCL_SQ_BATCH][3];
-    uint64_t slot = head % depth;
-    /* All PCCL_SQ_BATCH records, whatever k: straight-line loads with no
-     * branch between them; a record past k is read for nothing. */
+    uint64_t slot = head % depth, w[2];
+    if (k < 1) return 0;
+    pccl_ld_pair(sq[slot].w, w);
+    if (!pccl_sq_decode(w, head, depth, out[0])) return 0;
+    int n = 1;
+#if PCCL_SQ_BATCH > 1
+    uint64_t v[PCCL_SQ_BATCH - 1][2];
 #ifdef __CUDA_ARCH__
 #pragma unroll /* constant indices: the words stay in registers */
 #endif
-    for (int i = 0; i < PCCL_SQ_BATCH; i++) {
-        const pccl_sqe *q = &sq[slot];
-        w[i][0] = pccl_ld_batch(&q->e);
-        w[i][1] = pccl_ld_batch(&q->send);
-        w[i][2] = pccl_ld_batch(&q->recv);
+    for (int i = 0; i < PCCL_SQ_BATCH - 1; i++) { /* straight-line loads, no branch between them */
         slot = slot + 1 == depth ? 0 : slot + 1;
+        pccl_ld_pair(sq[slot].w, v[i]);
     }
-    int n = 0;
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
-    for (int i = 0; i < PCCL_SQ_BATCH; i++) {
-        if (i >= k || n < i) continue; /* past the first record not there */
-        uint64_t seq = head + (uint64_t)i + 1, tag = PCCL_SQ_TAG(seq);
-        /* not there yet, or only in part (a word still old) */
-        if ((w[i][0] >> 32) != (seq & 0xffffffffull) || (w[i][1] & ~PCCL_SQ_PTR_MASK) != tag ||
-            (w[i][2] & ~PCCL_SQ_PTR_MASK) != tag)
-            continue;
-        out[i][0] = w[i][0];
-        out[i][1] = w[i][1] & PCCL_SQ_PTR_MASK;
-        out[i][2] = w[i][2] & PCCL_SQ_PTR_MASK;
-        n++;
-    }
+    for (int i = 1; i < PCCL_SQ_BATCH; i++)
+        if (i < k && n == i && pccl_sq_decode(v[i - 1], head + (uint64_t)i, depth, out[i])) n++;
+#endif
     return n;
 }
 
@@ -723,9 +719,10 @@ PCCL_FN int pccl_settle(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *next)
     u = PCCL_PROF(G) ? PCCL_NOW_NS() : 0;
     S->st.ns_commit += u - t;
     if (S->more) return pccl_try(S, G, b, next);
+    uint64_t cq0 = S->st.ns_cq;
     pccl_complete(S, G, b, u);
     if (PCCL_PROF(G)) {
-        S->st.ns_cq += PCCL_NOW_NS() - u;
+        S->st.ns_cq = cq0 + (PCCL_NOW_NS() - u); /* a flush inside (a full list) counted once */
         pccl_publish(S, G, b);
     }
     return PCCL_DEC_STOP;

@@ -11,26 +11,27 @@
 #include "harness.h"
 
 #define SQ_DEPTH 6
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
 
 static char buf_a[64], buf_b[64], buf_c[64], buf_d[64];
+static char *const bufs[4] = {buf_a, buf_b, buf_c, buf_d};
 
-/* Records seq first .. first+n-1 written as the host writes them. */
-static void sq_fill(pccl_sqe *sq, uint64_t first, int n)
+/* Entries first .. first+n-1 written as the host writes them: entry t names
+ * collective 10 + t - first (plus `id_hi`), its buffers from bufs. */
+static void sq_fill(pccl_sqe *sq, uint64_t first, int n, uint32_t id_hi)
 {
-    char *bufs[4] = {buf_a, buf_b, buf_c, buf_d};
     for (int i = 0; i < n; i++) {
-        uint64_t seq = first + (uint64_t)i;
-        pccl_sq_write(&sq[(seq - 1) % SQ_DEPTH], seq, (uint32_t)(10 + i), bufs[i % 4], bufs[(i + 1) % 4]);
+        uint64_t t = first + (uint64_t)i;
+        pccl_sq_write(&sq[t % SQ_DEPTH], t, SQ_DEPTH, (uint32_t)(10 + i) | id_hi, bufs[i % 4], bufs[(i + 1) % 4]);
     }
 }
 
-/* The records out[0..n) name collectives 10.. with their buffers. */
-static void sq_expect(uint64_t (*out)[3], uint64_t first, int n)
+/* out[0..n) as sq_fill wrote them. */
+static void sq_expect(uint64_t (*out)[3], int n, uint32_t id_hi)
 {
-    char *bufs[4] = {buf_a, buf_b, buf_c, buf_d};
     for (int i = 0; i < n; i++) {
-        PT_CHECK(out[i][0] == (((first + (uint64_t)i) & 0xffffffffull) << 32 | (uint64_t)(10 + i)),
-                 "record %d entry %llx", i, (unsigned long long)out[i][0]);
+        PT_CHECK(out[i][0] == ((uint64_t)(10 + i) | id_hi), "record %d: id word %llx", i,
+                 (unsigned long long)out[i][0]);
         PT_CHECK(out[i][1] == (uint64_t)(uintptr_t)bufs[i % 4], "record %d sendbuf", i);
         PT_CHECK(out[i][2] == (uint64_t)(uintptr_t)bufs[(i + 1) % 4], "record %d recvbuf", i);
     }
@@ -38,47 +39,57 @@ static void sq_expect(uint64_t (*out)[3], uint64_t first, int n)
 
 static void test_sq_batch(void)
 {
-    pccl_sqe sq[SQ_DEPTH];
+    static pccl_sqe sq[SQ_DEPTH];
     uint64_t out[PCCL_SQ_BATCH][3];
     memset(sq, 0, sizeof sq);
-    /* Empty: nothing there. */
+    /* Never written: nothing there (lap 0's tag is not 0). */
     PT_CHECK(pccl_sq_read(sq, SQ_DEPTH, 0, PCCL_SQ_BATCH, out) == 0, "empty SQ");
-    /* Seqs 1..5 consumed; 6, 7, 8 queued, wrapping past the ring's end
-     * (slots 5, 0, 1); slot 2 still holds seq 3. */
-    sq_fill(sq, 1, 5);
-    sq_fill(sq, 6, 3);
+    /* Entries 0..4 taken; 5, 6, 7 queued, wrapping past the ring's end
+     * (slots 5, 0, 1: lap 1 in the last two); slot 2 still holds entry 2. */
+    sq_fill(sq, 0, 5, 0);
+    sq_fill(sq, 5, 3, 0);
+    int three = MIN(3, PCCL_SQ_BATCH);
     memset(out, 0, sizeof out);
-    PT_CHECK(pccl_sq_read(sq, SQ_DEPTH, 5, PCCL_SQ_BATCH, out) == 3, "three queued, three taken");
-    sq_expect(out, 6, 3);
+    PT_CHECK(pccl_sq_read(sq, SQ_DEPTH, 5, PCCL_SQ_BATCH, out) == three, "three queued, %d taken", three);
+    sq_expect(out, three, 0);
     /* Only as many as the task queue has room for. */
-    PT_CHECK(pccl_sq_read(sq, SQ_DEPTH, 5, 2, out) == 2, "room for two");
+    PT_CHECK(pccl_sq_read(sq, SQ_DEPTH, 5, 2, out) == MIN(2, PCCL_SQ_BATCH), "room for two");
+    PT_CHECK(pccl_sq_read(sq, SQ_DEPTH, 5, 1, out) == 1, "room for one");
     PT_CHECK(pccl_sq_read(sq, SQ_DEPTH, 5, 0, out) == 0, "no room");
-    /* A record whose entry is new but a buffer word still the old one's
-     * (the host's stores seen out of order) is not there yet, nor is any
-     * after it. */
-    pccl_st_rlx(&sq[0].recv, PCCL_SQ_TAG(1) | (uint64_t)(uintptr_t)buf_d); /* seq 7's slot, seq 1's word */
-    PT_CHECK(pccl_sq_read(sq, SQ_DEPTH, 5, PCCL_SQ_BATCH, out) == 1, "a stale word stops the batch");
-    pccl_st_rlx(&sq[0].recv, PCCL_SQ_TAG(7) | (uint64_t)(uintptr_t)buf_b);
-    pccl_st_rlx(&sq[0].send, PCCL_SQ_TAG(1) | (uint64_t)(uintptr_t)buf_b);
+    /* A record with one word new and the other still the slot's previous
+     * occupant's (the host's stores seen out of order) is not there yet, nor
+     * is any after it. */
+    uint64_t keep[2] = {sq[0].w[0], sq[0].w[1]};
+    sq[0].w[1] = pccl_sq_tag(0, SQ_DEPTH) | (uint64_t)(uintptr_t)buf_d; /* entry 6's slot, entry 0's word */
+    PT_CHECK(pccl_sq_read(sq, SQ_DEPTH, 5, PCCL_SQ_BATCH, out) == 1, "a stale recvbuf word stops the batch");
+    sq[0].w[1] = keep[1];
+    sq[0].w[0] = pccl_sq_tag(0, SQ_DEPTH) | (uint64_t)(uintptr_t)buf_d;
     PT_CHECK(pccl_sq_read(sq, SQ_DEPTH, 5, PCCL_SQ_BATCH, out) == 1, "a stale sendbuf word too");
-    /* The seqs past 2^16 (the tags wrap) and 2^32 (the entry's seq wraps). */
-    uint64_t firsts[] = {0xffffull - 1, 0x10000ull * SQ_DEPTH + 1, 0xffffffffull - 1};
+    sq[0].w[0] = keep[0];
+    sq[5].w[1] = 0; /* entry 5's word never written */
+    PT_CHECK(pccl_sq_read(sq, SQ_DEPTH, 5, PCCL_SQ_BATCH, out) == 0, "a stale head: none");
+    /* Across the tags' wrap (lap 7 has tag 0, lap 8 tag 1), with ids past
+     * the first word's 12 bits, and gated. */
+    uint64_t firsts[] = {7 * SQ_DEPTH - 2, 8 * SQ_DEPTH - 1, 1000003};
+    uint32_t hi[] = {0x5000, 0x80000000u | 0x1fff000, 0x80000000u};
     for (size_t f = 0; f < sizeof firsts / sizeof *firsts; f++) {
         memset(sq, 0, sizeof sq);
-        sq_fill(sq, firsts[f] - SQ_DEPTH, SQ_DEPTH); /* the slots' previous occupants */
-        sq_fill(sq, firsts[f], 4);
+        sq_fill(sq, firsts[f] - SQ_DEPTH, SQ_DEPTH, 0); /* the slots' previous occupants */
+        sq_fill(sq, firsts[f], 4, hi[f]);
         memset(out, 0, sizeof out);
-        PT_CHECK(pccl_sq_read(sq, SQ_DEPTH, firsts[f] - 1, PCCL_SQ_BATCH, out) == 4, "seq %llx: four",
-                 (unsigned long long)firsts[f]);
-        sq_expect(out, firsts[f], 4);
-        PT_CHECK(pccl_sq_read(sq, SQ_DEPTH, firsts[f] + 3, PCCL_SQ_BATCH, out) == 0, "seq %llx: then none",
+        int four = MIN(4, PCCL_SQ_BATCH);
+        PT_CHECK(pccl_sq_read(sq, SQ_DEPTH, firsts[f], PCCL_SQ_BATCH, out) == four, "entry %llu: %d",
+                 (unsigned long long)firsts[f], four);
+        sq_expect(out, four, hi[f]);
+        PT_CHECK(pccl_sq_read(sq, SQ_DEPTH, firsts[f] + 4, PCCL_SQ_BATCH, out) == 0, "entry %llu: then none",
                  (unsigned long long)firsts[f]);
     }
     /* A pointer above 48 bits (an unused one is not checked) leaves the tag. */
     memset(sq, 0, sizeof sq);
-    pccl_sq_write(&sq[0], 1, 3, (const void *)(uintptr_t)~(uintptr_t)0, buf_a);
+    pccl_sq_write(&sq[0], 0, SQ_DEPTH, 3, (const void *)(uintptr_t)~(uintptr_t)0, buf_a);
     PT_CHECK(pccl_sq_read(sq, SQ_DEPTH, 0, PCCL_SQ_BATCH, out) == 1, "an unused wild pointer");
-    PT_CHECK(out[0][1] == PCCL_SQ_PTR_MASK && out[0][2] == (uint64_t)(uintptr_t)buf_a, "its bits masked");
+    PT_CHECK(out[0][0] == 3 && out[0][1] == PCCL_SQ_PTR_MASK && out[0][2] == (uint64_t)(uintptr_t)buf_a,
+             "its bits masked");
 }
 
 /* A buffer pcclRun cannot put in the SQ is refused by name. */
