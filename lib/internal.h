@@ -56,6 +56,12 @@ typedef struct {
     uint64_t end_ns;     /* the same on the host's clock, as the poller expects it */
     int64_t off;         /* daemon clock - host clock at a launch call, least seen lately */
     int off_known;
+    /* PCCL_SLICE_LOG: one line per relaunch measured (slice.c) */
+    FILE *log;
+    uint64_t queued;     /* invocations outstanding at the relaunch call */
+    uint64_t owed;       /* ... of which the daemon had not completed (not in the CQ) */
+    uint64_t cq1_ns;     /* host: the relaunch call to the first completion seen after it (0: none yet) */
+    int want_cq1;
 } pccl_slice_acc;
 
 struct pcclComm {
@@ -253,6 +259,11 @@ void pccl_slice_on_launch_locked(pcclComm_t c, uint64_t call_ns, uint64_t back_n
  * ends; returns that end on the host's clock (the poller watches closely
  * near it). */
 uint64_t pccl_slice_plan_locked(pcclComm_t c, uint64_t call_ns);
+/* slice.c: a completion seen at now (poller.c's drain); PCCL_SLICE_LOG's
+ * file opened at init, closed at destroy. */
+void pccl_slice_on_completion_locked(pcclComm_t c, uint64_t now);
+pcclResult_t pccl_slice_log_open(pcclComm_t c);
+void pccl_slice_log_close(pcclComm_t c);
 void pccl_finish(pcclComm_t c, int id, pcclResult_t status);
 void pccl_wait_all_locked(pcclComm_t c);
 /* 1 on c's poller thread (inside one of its callbacks, or a callback of
@@ -264,6 +275,7 @@ int pccl_on_poller(pcclComm_t c);
 void pccl_poll_idle_locked(pcclComm_t c);
 void pccl_teardown_deferred(pcclComm_t c);
 int pccl_drain(pcclComm_t c); /* CQ entries in ticket order, completed; how many */
+int pccl_cq_ready_locked(pcclComm_t c); /* CQ entries posted, not drained yet */
 /* run.c: the checks pcclRun and the stream calls share (fn names the call),
  * and the submission of an invocation (buffers, then the SQ entry;
  * gated: PCCL_SQ_GATED).  Both with c->mu held. */

@@ -350,6 +350,9 @@ typedef struct {
     uint64_t aligned;     /* relaunches whose cut launch ended on the grid (PCCL_SLICE_ALIGN) */
     int64_t clockOffsetNs; /* the daemon's clock - the host's at a launch call, least seen lately (the
                               launch latency included): how the poller predicts a slice's end */
+    uint64_t gapQueries;  /* host: stream queries made from seeing a cut launch end to its relaunch call
+                             (0: the poller knows the stream idle then, and leaves the driver to the
+                             waiting call) */
 } pcclSliceStats_t;
 pcclResult_t pcclCommGetSliceStats(pcclComm_t comm, pcclSliceStats_t *stats);
 
