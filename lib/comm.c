@@ -96,6 +96,7 @@ static pcclResult_t comm_create(pcclComm_t *out, int rank, int nranks, int dev, 
                         "backend %d: this pccl was built without CUDA; use PCCL_BACKEND=host", which);
     pcclComm_t c = calloc(1, sizeof *c);
     if (!c) return pccl_err(NULL, pcclSystemError, "out of host memory");
+    c->born_seq = pccl_err_count(); /* a thread's messages about an earlier comm here are not this one's */
     pthread_mutex_init(&c->mu, NULL);
     pthread_cond_init(&c->cv, NULL);
     pthread_condattr_t ca;

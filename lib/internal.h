@@ -103,7 +103,8 @@ struct pcclComm {
     int *held;                  /* stream.c: their ids (the daemon checks PCCL_HOLD_SET of them itself) */
     pthread_t poller;
     int poller_started;
-    char err[512];
+    char err[512];              /* error.c: the last error no caller was given (the poller's, a failure) */
+    uint64_t err_seq, born_seq; /* error.c: its number, and the count when c was made */
     /* Faults (health.c): a dead or stalled peer fails the communicator. */
     pcclUniqueId id;            /* pcclCommShrink derives the new one from it */
     uint64_t peer_timeout_ns;   /* PCCL_PEER_TIMEOUT_MS; 0: never a stall */
@@ -177,12 +178,18 @@ extern const pccl_backend pccl_host_backend;
 extern const pccl_backend pccl_gpu_backend;
 #endif
 
-/* Records an error message on c (or globally if c is NULL); returns r. */
+/* Records an error message on c (or globally if c is NULL); returns r.
+ * Raised by a call of the user's, it is the calling thread's; raised by
+ * pccl's own threads, c's for every thread (error.c). */
 pcclResult_t pccl_err(pcclComm_t c, pcclResult_t r, const char *fmt, ...)
 #ifdef __GNUC__
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* Marks the calling thread as pccl's own (1: the poller, a host stream's
+ * thread) or the user's (0: a callback runs); returns the previous mark. */
+int pccl_err_own_thread(int own);
+uint64_t pccl_err_count(void); /* errors raised so far (comm_create's born_seq) */
 uint64_t pccl_now_ns(void);
 
 /* Rendezvous through /dev/shm (lib/bootstrap.c). */

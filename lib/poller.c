@@ -77,7 +77,9 @@ void pccl_finish(pcclComm_t c, int id, pcclResult_t status)
         c->callbacks++;
         pccl_trace_consumed_locked(c, id, 0);
         pthread_mutex_unlock(&c->mu);
+        int own = pccl_err_own_thread(0); /* the callback's failed calls are its own */
         cb(id, status, arg);
+        pccl_err_own_thread(own);
         pthread_mutex_lock(&c->mu);
         h->in_callback = 0;
         c->callbacks--;
@@ -125,7 +127,9 @@ static int drain(pcclComm_t c, int own)
         __atomic_store_n(&c->cq_head, t + 1, __ATOMIC_RELAXED);
         n++;
         if (!known) {
+            int mine = pccl_err_own_thread(1); /* no caller's: the communicator's */
             pccl_err(c, pcclInternalError, "CQ entry for collective %d that is not in flight", id);
+            pccl_err_own_thread(mine);
             continue;
         }
         pccl_trace_seen_locked(c, id, own);
@@ -286,6 +290,7 @@ void *pccl_poller_main(void *arg)
 {
     pcclComm_t c = arg;
     pthread_setname_np(pthread_self(), "pccl-poller"); /* named: tests count what is left */
+    pccl_err_own_thread(1); /* its errors were no caller's: the communicator's (error.c) */
     uint64_t last_event = pccl_now_ns(), last_query = 0, seen = 0;
     pthread_mutex_lock(&c->mu);
     c->backoff_ns = c->relaunch_ns;
