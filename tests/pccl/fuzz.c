@@ -204,6 +204,8 @@ typedef struct {
     int remote_ok;   /* pcclRemoteError is a fine status (an abort may come) */
     int teardown;    /* cbdown: 1 destroy, 2 abort this comm from the callback */
     pcclComm_t other; /* cbdown: destroy this one instead, if set */
+    int refused;     /* atomic: a chain link was refused (an abort came first): the buffers hold that
+                        link's inputs and poison, not a result */
 } fz_cb;
 
 static void fz_callback(int id, pcclResult_t st, void *arg)
@@ -238,7 +240,10 @@ static void fz_callback(int id, pcclResult_t st, void *arg)
             __atomic_add_fetch(&k->pending, 1, __ATOMIC_ACQ_REL);
             pcclResult_t r = CHK(k->remote_ok ? OK_ | USE_ : OK_, "pcclRun", 0,
                                  pcclRun(k->comm, k->id, k->v->s, k->v->r, fz_callback, k));
-            if (r != pcclSuccess) __atomic_sub_fetch(&k->pending, 1, __ATOMIC_ACQ_REL);
+            if (r != pcclSuccess) {
+                __atomic_sub_fetch(&k->pending, 1, __ATOMIC_ACQ_REL);
+                __atomic_store_n(&k->refused, 1, __ATOMIC_RELEASE);
+            }
         }
     }
     __atomic_sub_fetch(&k->pending, 1, __ATOMIC_ACQ_REL);
@@ -565,7 +570,7 @@ static void seq_round(uint64_t *s, seq_world *w, uint64_t seed)
             fz_inv *x = &v[j * n + r];
             inv_alloc(x, cc, r, inplace, nu);
             inv_prepare(x, r, seed + (uint64_t)j * 101);
-            cb[j * n + r] = (fz_cb){w->c[r], r, pick[j], mode[j], x, seed + (uint64_t)j * 101, links[j], 0, 0, 0, 0, 0, NULL};
+            cb[j * n + r] = (fz_cb){w->c[r], r, pick[j], mode[j], x, seed + (uint64_t)j * 101, links[j], 0, 0, 0, 0, 0, NULL, 0};
         }
     }
     /* rank 0 holds one collective in flight: it cannot complete before its
@@ -642,7 +647,7 @@ static void seq_end(uint64_t *s, seq_world *w)
     if (held >= 0 && rnd(s, 2)) {
         const ck_coll *cc = &w->cc[held];
         fz_inv x;
-        fz_cb b = {w->c[0], 0, held, CB_RECORD, &x, 1, 0, 0, 0, 0, 1, 0, NULL};
+        fz_cb b = {w->c[0], 0, held, CB_RECORD, &x, 1, 0, 0, 0, 0, 1, 0, NULL, 0};
         inv_alloc(&x, cc, 0, 0, 0);
         run_cb(&b, 1, OK_, 1);
         CHK(OK_, "pcclCommAbort", 1, pcclCommAbort(w->c[0]));
@@ -740,7 +745,7 @@ static void *thr_driver(void *p)
             int inplace = rnd(&q, 4) == 0, mode = rnd(&q, 3), links = mode == CB_CHAIN ? 1 + rnd(&q, 2) : 0;
             inv_alloc(&v[j], &w->cc[j], r, inplace, rnd(&q, 2));
             inv_prepare(&v[j], r, rs + (uint64_t)j * 31);
-            cb[j] = (fz_cb){c, r, j, mode, &v[j], rs + (uint64_t)j * 31, links, 0, 0, 0, w->abort_mode, 0, NULL};
+            cb[j] = (fz_cb){c, r, j, mode, &v[j], rs + (uint64_t)j * 31, links, 0, 0, 0, w->abort_mode, 0, NULL, 0};
             links0[j] = links;
             if (w->cb_abort_rank == r && round == w->rounds / 2 && j == 0) cb[j].teardown = 2;
             ord[j] = j;
@@ -764,6 +769,13 @@ static void *thr_driver(void *p)
                 int want = cb[j].mode == CB_NONE && !cb[j].teardown ? 0 : 1 + links0[j];
                 if (!w->abort_mode && __atomic_load_n(&cb[j].returned, __ATOMIC_ACQUIRE) != want)
                     fz_fail("threads: rank %d collective %d: %d callbacks, expected %d", r, j, cb[j].returned, want);
+                /* A chain whose next link the abort refused: its callback had
+                 * prepared the buffers for that link (new inputs, output
+                 * poisoned), and the waits may still have returned success
+                 * (the abort not yet marked when they looked): no result to
+                 * check.  Checked, it read as a collective that never wrote
+                 * its output (1 in 10-15 TSan runs of 5 s). */
+                if (__atomic_load_n(&cb[j].refused, __ATOMIC_ACQUIRE)) continue;
                 inv_verify(&v[j], r, cb[j].seed, "threads round");
             }
         } else {
@@ -1004,7 +1016,7 @@ static void ep_cbdown(uint64_t seed)
             inv_alloc(&v[j][r], &cc[j], r, 0, 0);
             inv_prepare(&v[j][r], r, seed + (uint64_t)j);
             cb[j][r] = (fz_cb){c[r], r, j, rnd(&s, 2) ? CB_WAIT : CB_RECORD, &v[j][r], seed + (uint64_t)j, 0, 0,
-                               0, 0, how == 2, 0, NULL};
+                               0, 0, how == 2, 0, NULL, 0};
         }
     cb[0][victim].teardown = how;
     if (peer) cb[0][victim].other = c[target];
