@@ -48,6 +48,7 @@ static void comm_free(pcclComm_t c)
     if (c->mapped_next) c->be->unimport_arena(c, c->mapped_next);
     if (c->mapped_prev && c->mapped_prev != c->mapped_next) c->be->unimport_arena(c, c->mapped_prev);
     pccl_trace_close(c);
+    pccl_slice_log_close(c);
     if (c->be) c->be->close(c);
     free(c->colls);
     free(c->gwatch);
@@ -95,6 +96,7 @@ static pcclResult_t comm_create(pcclComm_t *out, int rank, int nranks, int dev, 
                         "backend %d: this pccl was built without CUDA; use PCCL_BACKEND=host", which);
     pcclComm_t c = calloc(1, sizeof *c);
     if (!c) return pccl_err(NULL, pcclSystemError, "out of host memory");
+    c->born_seq = pccl_err_count(); /* a thread's messages about an earlier comm here are not this one's */
     pthread_mutex_init(&c->mu, NULL);
     pthread_cond_init(&c->cv, NULL);
     pthread_condattr_t ca;
@@ -117,6 +119,7 @@ static pcclResult_t comm_create(pcclComm_t *out, int rank, int nranks, int dev, 
      * the "GPUs") */
     c->poll_spin_ns = be == &pccl_host_backend ? 10000 : 2000;
     r = pccl_trace_open(c);
+    if (!r) r = pccl_slice_log_open(c);
     if (r) { comm_free(c); return r; }
     r = be->open(c);
     if (r) { comm_free(c); return r; } /* close frees what open had taken */

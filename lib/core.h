@@ -318,8 +318,9 @@ typedef struct {
     /* The latest launch, on the daemon's clock (PCCL_NOW_NS), for the
      * relaunch's cost split (lib/slice.c): its start, the slice's cut (0:
      * none), its first collective picked and its first step (0: none), its
-     * end. */
-    uint64_t t_begin, t_cut, t_pick, t_first, t_end;
+     * end; the first pass that found work queued (restored or fetched; 0:
+     * none), and the end of its first pass's plan (fetch included). */
+    uint64_t t_begin, t_cut, t_pick, t_first, t_end, t_work, t_plan;
 } pccl_blk_stats;
 
 #define PCCL_HOLD_SET 8 /* held collectives the daemon can check itself */
@@ -378,12 +379,14 @@ typedef struct {
 typedef struct {
     pccl_knobs k;
     int32_t rank, nranks;
+    uint64_t epoch;          /* this launch's number (the host's count, set before each launch) */
     /* device memory of this GPU */
     pccl_coll *colls;        /* [max_colls]                         */
     pccl_ctx *ctx;           /* [max_colls][blocks]                 */
     uint64_t *done;          /* [max_colls] blocks finished, per invocation */
     uint64_t *cq_ticket;     /* CQ slot counter                     */
     uint64_t *progress;      /* steps committed by any block, ever  */
+    uint64_t *quit;          /* the launch (its epoch) whose block 0 decided to end it: the others follow */
     pccl_blk_saved *saved;   /* [blocks]                            */
     uint64_t *dsq;           /* [blocks][depth] block 0 -> the others' SQs */
     uint64_t *dsq_tail;      /* [blocks] entries block 0 wrote into each */
@@ -423,7 +426,7 @@ PCCL_FN size_t pccl_carve_device(pccl_gpu *G, char *base)
 #define PCCL_NEXT(off, n) ((((off) + (n)) + 255) & ~(size_t)255)
     size_t mc = (size_t)G->k.max_colls, nb = (size_t)G->k.blocks, d = (size_t)G->k.depth;
     size_t o_ctx = PCCL_NEXT(0, mc * sizeof(pccl_coll)), o_done = PCCL_NEXT(o_ctx, mc * nb * sizeof(pccl_ctx)),
-           o_tick = PCCL_NEXT(o_done, mc * sizeof(uint64_t)), o_saved = PCCL_NEXT(o_tick, 2 * PCCL_FLAG_PAD),
+           o_tick = PCCL_NEXT(o_done, mc * sizeof(uint64_t)), o_saved = PCCL_NEXT(o_tick, 3 * PCCL_FLAG_PAD),
            o_stq = PCCL_NEXT(o_saved, nb * sizeof(pccl_blk_saved)), o_dsq = PCCL_NEXT(o_stq, nb * d * sizeof(int32_t)),
            o_dtail = PCCL_NEXT(o_dsq, nb * d * sizeof(uint64_t)), o_dargs = PCCL_NEXT(o_dtail, nb * sizeof(uint64_t)),
            o_claims = PCCL_NEXT(o_dargs, mc * sizeof(pccl_args)), o_gate = PCCL_NEXT(o_claims, mc * sizeof(uint64_t)),
@@ -435,6 +438,7 @@ PCCL_FN size_t pccl_carve_device(pccl_gpu *G, char *base)
         G->done = (uint64_t *)(base + o_done);
         G->cq_ticket = (uint64_t *)(base + o_tick);
         G->progress = (uint64_t *)(base + o_tick + PCCL_FLAG_PAD);
+        G->quit = (uint64_t *)(base + o_tick + 2 * PCCL_FLAG_PAD);
         G->saved = (pccl_blk_saved *)(base + o_saved);
         G->saved_tq = (int32_t *)(base + o_stq);
         G->dsq = (uint64_t *)(base + o_dsq);

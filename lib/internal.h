@@ -56,6 +56,12 @@ typedef struct {
     uint64_t end_ns;     /* the same on the host's clock, as the poller expects it */
     int64_t off;         /* daemon clock - host clock at a launch call, least seen lately */
     int off_known;
+    /* PCCL_SLICE_LOG: one line per relaunch measured (slice.c) */
+    FILE *log;
+    uint64_t queued;     /* invocations outstanding at the relaunch call */
+    uint64_t owed;       /* ... of which the daemon had not completed (not in the CQ) */
+    uint64_t cq1_ns;     /* host: the relaunch call to the first completion seen after it (0: none yet) */
+    int want_cq1;
 } pccl_slice_acc;
 
 struct pcclComm {
@@ -97,7 +103,8 @@ struct pcclComm {
     int *held;                  /* stream.c: their ids (the daemon checks PCCL_HOLD_SET of them itself) */
     pthread_t poller;
     int poller_started;
-    char err[512];
+    char err[512];              /* error.c: the last error no caller was given (the poller's, a failure) */
+    uint64_t err_seq, born_seq; /* error.c: its number, and the count when c was made */
     /* Faults (health.c): a dead or stalled peer fails the communicator. */
     pcclUniqueId id;            /* pcclCommShrink derives the new one from it */
     uint64_t peer_timeout_ns;   /* PCCL_PEER_TIMEOUT_MS; 0: never a stall */
@@ -171,12 +178,18 @@ extern const pccl_backend pccl_host_backend;
 extern const pccl_backend pccl_gpu_backend;
 #endif
 
-/* Records an error message on c (or globally if c is NULL); returns r. */
+/* Records an error message on c (or globally if c is NULL); returns r.
+ * Raised by a call of the user's, it is the calling thread's; raised by
+ * pccl's own threads, c's for every thread (error.c). */
 pcclResult_t pccl_err(pcclComm_t c, pcclResult_t r, const char *fmt, ...)
 #ifdef __GNUC__
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* Marks the calling thread as pccl's own (1: the poller, a host stream's
+ * thread) or the user's (0: a callback runs); returns the previous mark. */
+int pccl_err_own_thread(int own);
+uint64_t pccl_err_count(void); /* errors raised so far (comm_create's born_seq) */
 uint64_t pccl_now_ns(void);
 
 /* Rendezvous through /dev/shm (lib/bootstrap.c). */
@@ -253,6 +266,11 @@ void pccl_slice_on_launch_locked(pcclComm_t c, uint64_t call_ns, uint64_t back_n
  * ends; returns that end on the host's clock (the poller watches closely
  * near it). */
 uint64_t pccl_slice_plan_locked(pcclComm_t c, uint64_t call_ns);
+/* slice.c: a completion seen at now (poller.c's drain); PCCL_SLICE_LOG's
+ * file opened at init, closed at destroy. */
+void pccl_slice_on_completion_locked(pcclComm_t c, uint64_t now);
+pcclResult_t pccl_slice_log_open(pcclComm_t c);
+void pccl_slice_log_close(pcclComm_t c);
 void pccl_finish(pcclComm_t c, int id, pcclResult_t status);
 void pccl_wait_all_locked(pcclComm_t c);
 /* 1 on c's poller thread (inside one of its callbacks, or a callback of
@@ -264,6 +282,7 @@ int pccl_on_poller(pcclComm_t c);
 void pccl_poll_idle_locked(pcclComm_t c);
 void pccl_teardown_deferred(pcclComm_t c);
 int pccl_drain(pcclComm_t c); /* CQ entries in ticket order, completed; how many */
+int pccl_cq_ready_locked(pcclComm_t c); /* CQ entries posted, not drained yet */
 /* run.c: the checks pcclRun and the stream calls share (fn names the call),
  * and the submission of an invocation (buffers, then the SQ entry;
  * gated: PCCL_SQ_GATED).  Both with c->mu held. */

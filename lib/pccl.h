@@ -172,9 +172,14 @@ typedef struct {
 } pcclStats_t;
 
 const char *pcclGetErrorString(pcclResult_t result);
-/* The last error's full message on this communicator (or the last global one
- * if comm is NULL): which call, which argument, what was wrong.  A destroyed
- * communicator's handle is not read: the message says it is not live. */
+/* The last error's full message: which call, which argument, what was
+ * wrong.  The newer of the calling thread's last failed call on comm (as
+ * errno: another thread's failed call, a callback's on the poller thread
+ * included, does not replace it) and comm's own last error, which no call
+ * returned (a peer found failed, a relaunch that failed: every thread's).
+ * comm NULL: the calling thread's last failed call on any communicator or
+ * none.  "" when there is none.  A destroyed communicator's handle is not
+ * read: the message says it is not live. */
 const char *pcclGetLastError(pcclComm_t comm);
 pcclResult_t pcclGetVersion(int *version);
 
@@ -350,6 +355,9 @@ typedef struct {
     uint64_t aligned;     /* relaunches whose cut launch ended on the grid (PCCL_SLICE_ALIGN) */
     int64_t clockOffsetNs; /* the daemon's clock - the host's at a launch call, least seen lately (the
                               launch latency included): how the poller predicts a slice's end */
+    uint64_t gapQueries;  /* host: stream queries made from seeing a cut launch end to its relaunch call
+                             (0: the poller knows the stream idle then, and leaves the driver to the
+                             waiting call) */
 } pcclSliceStats_t;
 pcclResult_t pcclCommGetSliceStats(pcclComm_t comm, pcclSliceStats_t *stats);
 

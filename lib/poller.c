@@ -30,6 +30,7 @@ pcclResult_t pccl_launch_locked(pcclComm_t c)
 {
     pccl_st_rel32(&c->G.hdr->sliced, 0); /* the new launch reports its own end */
     pccl_st_rel32(&c->G.hdr->quitting, 0); /* and decides its own (pccl_may_quit) */
+    c->G.epoch = c->launches + 1; /* its blocks follow block 0's decision to end it, not an older launch's */
     uint64_t t0 = pccl_now_ns();
     c->slice_acc.end_ns = pccl_slice_plan_locked(c, t0);
     pcclResult_t r = c->be->launch(c);
@@ -40,6 +41,20 @@ pcclResult_t pccl_launch_locked(pcclComm_t c)
     c->was_running = 1;
     c->running_seen_ns = c->launched_ns = pccl_now_ns();
     return pcclSuccess;
+}
+
+/* Asks the driver whether the daemon still runs (a stream query).  The
+ * poller asks only while c->was_running: every launch sets it and the poller
+ * clears it when it sees the launch end, so with it clear the stream is idle
+ * and the answer known.  During a slice's gap the poller asked every
+ * SLICE_QUERY_NS before: driver calls on the path to the relaunch, and
+ * beside the waiting CUDA call the gap is for (a poller was seen to sit in
+ * cudaStreamQuery while another thread synchronized: lib/stream.c).
+ * Counted when made in a gap (pcclSliceStats_t.gapQueries). */
+static int daemon_query(pcclComm_t c)
+{
+    if (c->slice_acc.cut_launch && c->slice_acc.cut_launch == c->launches) c->slice_acc.sum.gapQueries++;
+    return c->be->running(c);
 }
 
 /* ---- the poller ---------------------------------------------------------------- */
@@ -62,7 +77,9 @@ void pccl_finish(pcclComm_t c, int id, pcclResult_t status)
         c->callbacks++;
         pccl_trace_consumed_locked(c, id, 0);
         pthread_mutex_unlock(&c->mu);
+        int own = pccl_err_own_thread(0); /* the callback's failed calls are its own */
         cb(id, status, arg);
+        pccl_err_own_thread(own);
         pthread_mutex_lock(&c->mu);
         h->in_callback = 0;
         c->callbacks--;
@@ -86,6 +103,15 @@ int pccl_cq_pending(pcclComm_t c)
     return cq_head_entry(c, __atomic_load_n(&c->cq_head, __ATOMIC_RELAXED), &e);
 }
 
+/* CQ entries posted and not yet drained (mu held). */
+int pccl_cq_ready_locked(pcclComm_t c)
+{
+    uint64_t e;
+    int n = 0;
+    while (n < c->G.k.depth && cq_head_entry(c, c->cq_head + (uint64_t)n, &e)) n++;
+    return n;
+}
+
 /* Takes CQ entries in ticket order; returns how many.  Called with mu held.
  * own: a waiter's drain, which stops at the first entry whose collective
  * has a callback (it runs on the poller thread). */
@@ -101,11 +127,14 @@ static int drain(pcclComm_t c, int own)
         __atomic_store_n(&c->cq_head, t + 1, __ATOMIC_RELAXED);
         n++;
         if (!known) {
+            int mine = pccl_err_own_thread(1); /* no caller's: the communicator's */
             pccl_err(c, pcclInternalError, "CQ entry for collective %d that is not in flight", id);
+            pccl_err_own_thread(mine);
             continue;
         }
         pccl_trace_seen_locked(c, id, own);
         c->cq_seen_ns = pccl_now_ns();
+        pccl_slice_on_completion_locked(c, c->cq_seen_ns);
         pccl_finish(c, id, pcclSuccess);
     }
 }
@@ -173,8 +202,7 @@ static int answered_lately(pcclComm_t c, uint64_t now)
 static void maybe_launch(pcclComm_t c, uint64_t now)
 {
     if (c->stopping == 2 || c->aborted || c->failed) return;
-    if (answered_lately(c, now) || c->be->running(c)) {
-        c->was_running = 1;
+    if (c->was_running && (answered_lately(c, now) || daemon_query(c))) {
         c->running_seen_ns = now;
         return;
     }
@@ -262,6 +290,7 @@ void *pccl_poller_main(void *arg)
 {
     pcclComm_t c = arg;
     pthread_setname_np(pthread_self(), "pccl-poller"); /* named: tests count what is left */
+    pccl_err_own_thread(1); /* its errors were no caller's: the communicator's (error.c) */
     uint64_t last_event = pccl_now_ns(), last_query = 0, seen = 0;
     pthread_mutex_lock(&c->mu);
     c->backoff_ns = c->relaunch_ns;

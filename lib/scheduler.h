@@ -62,10 +62,12 @@ typedef struct {
     int32_t cmd, dec[2];
     int32_t pos, cur, tq_len, progressed, got, npass, idle, more;
     int32_t cut;                   /* the time slice is over: stop at the next decision */
+    int32_t blk;                   /* this block's index (block 0 decides the launch's end) */
     int32_t resume;                /* the first pass starts here (a cut launch's position) */
     int64_t th, th_init;
     uint64_t sq_head, t_progress, rng, act_dirty, t_exec, seen_progress;
     uint64_t t_begin, progress0;   /* the launch's start and the GPU's step count then */
+    uint64_t epoch;                /* the launch's number (G->epoch): G->quit holds it once block 0 decided */
     uint64_t deadline;             /* the slice ends here (UINT64_MAX: no slice) */
     uint64_t pend_tail, pend_head; /* a step's counters not yet posted (0: none) */
     uint64_t pend_hdr;             /* and the header of the slot it sent */
@@ -273,17 +275,21 @@ PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
     S->st = G->saved[b].st;
     S->st.sm = (uint64_t)(PCCL_SM_ID() + 1);
     S->st.t_begin = now;
-    /* The host's deadline, the same for all blocks (and, aligned, for all
-     * ranks); one too far off (a launch late past it, a wrong clock
-     * estimate) gives way to a slice from this block's start. */
-    uint64_t s = (uint64_t)G->k.slice_ns, d = s ? pccl_ld_acq(&G->hdr->deadline) : 0;
+    S->blk = b;
+    S->epoch = G->epoch;
+    /* Block 0's deadline: the host's (aligned, the same for all ranks); one
+     * too far off (a launch late past it, a wrong clock estimate) gives way
+     * to a slice from the block's start.  The other blocks end when block 0
+     * decided (pccl_may_quit) and read no deadline: 64 blocks reading one
+     * pinned word at each launch's start took up to 40 us. */
+    uint64_t s = b == 0 ? (uint64_t)G->k.slice_ns : 0, d = s ? pccl_ld_acq(&G->hdr->deadline) : 0;
     S->deadline = !s ? UINT64_MAX : d > now && d <= now + s ? d : now + s;
     /* Half a slice at least: a launch that began just before a grid point
      * and was cut after its first step left its relaunch nothing to do until
      * the peers came; that one quit idle and the restart delay held the
      * collective (the stream suite's opening gate waited 200 ms). */
     if (s && S->deadline < now + s / 2) S->deadline = now + s / 2;
-    S->st.t_cut = S->st.t_pick = S->st.t_first = S->st.t_end = 0;
+    S->st.t_cut = S->st.t_pick = S->st.t_first = S->st.t_end = S->st.t_work = S->st.t_plan = 0;
     S->sq_head = G->saved[b].sq_head;
     S->tq_len = (int32_t)G->saved[b].tq_len;
     for (int i = 0; i < S->tq_len; i++) S->tq[i] = G->saved_tq[(size_t)b * G->k.depth + i];
@@ -291,8 +297,18 @@ PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
     S->progress0 = pccl_ld_gpu(G->progress);
     S->cut = 0;
     S->resume = (int32_t)G->saved[b].pos;
-    S->progressed = 0;
+    /* the first pass follows no pass without progress: not stuck, no look
+     * at the abort flag (pinned memory, which every block with work would
+     * read at once then) */
+    S->progressed = 1;
     S->rng = G->k.chaos_seed ^ ((uint64_t)b << 40) ^ ((uint64_t)G->rank << 20) ^ now;
+    /* The blocks look at the abort flag (pinned memory) every 16th or 64th
+     * pass (pccl_plan); counted from the launch's start alike, the idle
+     * blocks, which start together and pause alike, all looked in the same
+     * pass: 63 reads of one pinned word at once, which the GPU serializes,
+     * while block 0 waits to read its SQ.  Counted from their index, they
+     * take turns. */
+    S->npass = b;
 }
 
 /* The time slice.  A launch that keeps finding work never quits by the
@@ -337,20 +353,52 @@ PCCL_FN int pccl_hold_done(const pccl_gpu *G)
  * process would hang.  So a held launch stays, and gives the waiting call
  * nothing to wait for that it could not wait for anyway, until the daemon
  * has completed every invocation the streams wait for (pccl_hold_done).
- * Once one block has decided to end the launch (no hold when it looked),
- * every block follows at its next decision, so that none waits for
- * another's share. */
-PCCL_FN int pccl_may_quit(const pccl_gpu *G)
+ *
+ * Block 0 alone decides: it reads the host's hold and tells the host
+ * (hdr->quitting) in pinned memory; the others follow through a word of
+ * device memory, G->quit = (epoch << 1) | cut once block 0 decided.  With
+ * every block reading and writing those pinned words at each slice's end
+ * (system-scope accesses to one host address, which the GPU serializes),
+ * the last of 64 blocks ended 130 us after the first cut on one H100, and
+ * the GPU worked on nothing meanwhile.
+ *
+ * cut: the caller asks at a step boundary because the slice is over (1), or
+ * at a pass's start because nothing moved for quit_ns (0).  A follower
+ * leaves mid-pass only for a cut: leaving for block 0's idleness mid-pass,
+ * a block whose queue head waits for a peer never reached the collectives
+ * behind it, and two ranks whose heads differ never met (the fuzzer's
+ * episode seq:2621092749958767824 hung).  It leaves for idleness at its own
+ * idle point, as block 0 does. */
+#define PCCL_QUIT_WORD(epoch, cut) ((epoch) << 1 | (uint64_t)(cut))
+PCCL_FN int pccl_may_quit(const pccl_blk *S, const pccl_gpu *G, int cut)
 {
-    if (pccl_ld_acq32(&G->hdr->quitting)) return 1;
-    if (pccl_ld_acq32(&G->hdr->hold) && !pccl_hold_done(G)) return 0;
+    uint64_t q = pccl_ld_gpu(G->quit);
+    if (q >> 1 == S->epoch && (q & 1 || !cut)) return 1;
+    if (S->blk != 0 || (pccl_ld_acq32(&G->hdr->hold) && !pccl_hold_done(G))) return 0;
     pccl_st_rel32(&G->hdr->quitting, 1);
+    pccl_st_post_gpu(G->quit, PCCL_QUIT_WORD(S->epoch, cut));
     return 1;
+}
+
+PCCL_FN void pccl_mark_cut(pccl_blk *S, uint64_t now)
+{
+    S->cut = 1;
+    S->st.t_cut = now;
 }
 
 PCCL_FN int pccl_cut_idle(pccl_blk *S, const pccl_gpu *G, uint64_t now, int idle)
 {
+    if (S->cut || !G->k.slice_ns) return S->cut;
     uint64_t t = now - S->t_begin;
+    if (S->blk != 0) {
+        /* The others read no deadline: they stop once block 0 cut the
+         * launch, or, past a slice of their own, once it ended it for
+         * idleness (a peer may have come since, and its work must not keep
+         * the launch past the slice with no one left to cut it). */
+        uint64_t q = pccl_ld_gpu(G->quit);
+        if (q >> 1 == S->epoch && (q & 1 || t >= (uint64_t)G->k.slice_ns)) pccl_mark_cut(S, now);
+        return S->cut;
+    }
     /* PCCL_SLICE_EARLY_US: a block with nothing to run may end a little
      * before the deadline, so that the relaunch falls where the GPU waits
      * for work anyway (a busy block still stops at the deadline). */
@@ -359,14 +407,10 @@ PCCL_FN int pccl_cut_idle(pccl_blk *S, const pccl_gpu *G, uint64_t now, int idle
      * quit_ns at least, as without a slice, so that the launches of ranks
      * meet.  (Cut after 100 us, two ranks' launches seldom overlapped, and
      * opposite orders stalled: tests/pccl/test_share.c.) */
-    if (!S->cut && G->k.slice_ns && now >= due &&
-        (t >= (uint64_t)G->k.quit_ns || pccl_ld_gpu(G->progress) != S->progress0)) {
-        if (pccl_may_quit(G)) {
-            S->cut = 1;
-            S->st.t_cut = now;
-        } else { /* held: a new slice, and the next look at the hold a slice later */
+    if (now >= due && (t >= (uint64_t)G->k.quit_ns || pccl_ld_gpu(G->progress) != S->progress0)) {
+        if (pccl_may_quit(S, G, 1)) pccl_mark_cut(S, now);
+        else /* held: a new slice, and the next look at the hold a slice later */
             S->deadline = now + (uint64_t)G->k.slice_ns;
-        }
     }
     return S->cut;
 }
@@ -406,6 +450,9 @@ PCCL_FN void pccl_plan(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
         return;
     }
     int got = S->got = pccl_fetch(S, G, b, now);
+    /* the relaunch split (slice.c): one clock read per launch */
+    if (!S->st.t_plan) S->st.t_plan = PCCL_NOW_NS();
+    if (S->tq_len && !S->st.t_work) S->st.t_work = now;
     if (!S->tq_len && G->k.slice_early_ns && pccl_cut_idle(S, G, now, 1)) { /* idle near the deadline */
         S->cmd = PCCL_CMD_QUIT;
         return;
@@ -418,8 +465,11 @@ PCCL_FN void pccl_plan(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
     S->seen_progress = p;
     S->progressed = 0;
     int idle = !got && now - S->t_progress > (uint64_t)G->k.quit_ns;
-    if (idle && !pccl_may_quit(G)) { /* held: idle again quit_ns later, and a look at the hold then */
-        S->t_progress = now;
+    if (idle && !pccl_may_quit(S, G, 0)) {
+        /* block 0 held: idle again quit_ns later, and a look at the hold
+         * then; the others look at block 0's decision (device memory) in
+         * every idle pass, to end with it */
+        if (b == 0) S->t_progress = now;
         idle = 0;
     }
     S->cmd = idle ? PCCL_CMD_QUIT : PCCL_CMD_RUN;

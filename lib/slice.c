@@ -9,13 +9,14 @@
  * first step are published then), and only when the poller saw every launch
  * in between: pcclRun may launch a daemon the poller never saw end, and
  * stamps from two launches apart would make no sense together. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
 /* One launch's stamps: the extremes over its blocks. */
 typedef struct {
-    uint64_t begin_min, begin_max, cut_min, pick_min, first_min, end_min, end_max, idle_sum;
+    uint64_t begin_min, begin_max, cut_min, pick_min, first_min, end_min, end_max, idle_sum, work_min, plan_min;
     int nblocks;
 } launch_span;
 
@@ -24,17 +25,19 @@ static uint64_t ld(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUI
 static void span_read(pcclComm_t c, launch_span *s)
 {
     memset(s, 0, sizeof *s);
-    s->begin_min = s->cut_min = s->pick_min = s->first_min = s->end_min = UINT64_MAX;
+    s->begin_min = s->cut_min = s->pick_min = s->first_min = s->end_min = s->work_min = s->plan_min = UINT64_MAX;
     for (int b = 0; b < c->G.k.blocks; b++) {
         const pccl_blk_stats *t = &c->G.stats[b];
         uint64_t bg = ld(&t->t_begin), cut = ld(&t->t_cut), pk = ld(&t->t_pick), f = ld(&t->t_first),
-                 e = ld(&t->t_end);
+                 e = ld(&t->t_end), w = ld(&t->t_work), pl = ld(&t->t_plan);
         if (!bg || !e) continue; /* a block that never ran (cannot happen once launched) */
         s->nblocks++;
         if (bg < s->begin_min) s->begin_min = bg;
         if (bg > s->begin_max) s->begin_max = bg;
         if (cut && cut < s->cut_min) s->cut_min = cut;
         if (pk && pk < s->pick_min) s->pick_min = pk;
+        if (w && w < s->work_min) s->work_min = w;
+        if (b == 0 && pl) s->plan_min = pl; /* block 0's: the one that reads the host's SQ */
         if (f && f < s->first_min) s->first_min = f;
         if (e < s->end_min) s->end_min = e;
         if (e > s->end_max) s->end_max = e;
@@ -75,7 +78,57 @@ void pccl_slice_on_launch_locked(pcclComm_t c, uint64_t call_ns, uint64_t back_n
     if (a->cut_launch && a->cut_launch + 1 == c->launches) {
         a->gap_ns = call_ns - (uint64_t)c->quit_seen_ns;
         a->launch_ns = back_ns - call_ns;
+        a->queued = c->outstanding;
+        a->owed = c->outstanding - (uint64_t)pccl_cq_ready_locked(c);
+        a->cq1_ns = 0;
+        a->want_cq1 = 1;
     }
+}
+
+/* The first completion after a relaunch call, on the host's clock: the
+ * refill as the host sees it, whatever the daemon's clock says. */
+void pccl_slice_on_completion_locked(pcclComm_t c, uint64_t now)
+{
+    pccl_slice_acc *a = &c->slice_acc;
+    if (!a->want_cq1) return;
+    a->want_cq1 = 0;
+    a->cq1_ns = now - a->call_ns;
+}
+
+/* PCCL_SLICE_LOG=FILE: each relaunch measured, one CSV line (us), to see
+ * the spread behind pcclCommGetSliceStats's sums. */
+pcclResult_t pccl_slice_log_open(pcclComm_t c)
+{
+    const char *f = getenv("PCCL_SLICE_LOG");
+    if (!f || !*f) return pcclSuccess;
+    c->slice_acc.log = fopen(f, "a");
+    if (!c->slice_acc.log) return pccl_err(NULL, pcclInvalidArgument, "PCCL_SLICE_LOG=%s: cannot open for appending", f);
+    /* a line per write, appended: the ranks of a process share the file */
+    setvbuf(c->slice_acc.log, NULL, _IOLBF, 0);
+    fprintf(c->slice_acc.log,
+            "rank,launch,late,drain,block_idle,dead,start_spread,refill,pick,work,gap,launch_call,queued,owed,"
+            "host_cq1,launch_latency,plan0\n");
+    return pcclSuccess;
+}
+
+void pccl_slice_log_close(pcclComm_t c)
+{
+    if (c->slice_acc.log) fclose(c->slice_acc.log);
+    c->slice_acc.log = NULL;
+}
+
+static void log_line(pcclComm_t c, const launch_span *s, uint64_t dead)
+{
+    pccl_slice_acc *a = &c->slice_acc;
+    double first = s->first_min != UINT64_MAX ? (s->first_min - s->begin_min) / 1e3 : -1;
+    double pick = s->pick_min != UINT64_MAX ? (s->pick_min - s->begin_min) / 1e3 : -1;
+    double work = s->work_min != UINT64_MAX ? (s->work_min - s->begin_min) / 1e3 : -1;
+    double plan = s->plan_min != UINT64_MAX ? (s->plan_min - s->begin_min) / 1e3 : -1;
+    fprintf(a->log, "%d,%llu,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%llu,%llu,%.1f,%.1f,%.1f\n", c->rank,
+            (unsigned long long)c->launches, a->late_ns / 1e3, a->drain_ns / 1e3, a->block_idle_ns / 1e3, dead / 1e3,
+            (s->begin_max - s->begin_min) / 1e3, first, pick, work, a->gap_ns / 1e3, a->launch_ns / 1e3,
+            (unsigned long long)a->queued, (unsigned long long)a->owed, a->cq1_ns / 1e3,
+            ((int64_t)(s->begin_min - a->call_ns) - a->off) / 1e3, plan);
 }
 
 /* The poller saw launch number c->launches end (mu held). */
@@ -109,6 +162,7 @@ void pccl_slice_on_end_locked(pcclComm_t c)
         o->gapNs += a->gap_ns;
         o->launchNs += a->launch_ns;
         o->aligned += (uint64_t)a->on_grid;
+        if (a->log) log_line(c, &s, s.begin_min - a->prev_end);
     }
     a->cut_launch = 0;
     if (s.cut_min == UINT64_MAX || !pccl_ld_acq32(&c->G.hdr->sliced)) return;

@@ -81,6 +81,7 @@ static int p_test_begin(perf_rank *R, const perf_case *cases, int ncases)
     }
     perf_barrier(R);
     R->pcomm = T->pcomm[R->rank];
+    memset(&R->slice0, 0, sizeof R->slice0);
     dev_set(R->dev); /* pcclCommInitAll may have moved rank 0's thread */
     int d = copies(T->o);
     for (int i = 0; i < ncases; i++)
@@ -101,21 +102,46 @@ static int p_test_begin(perf_rank *R, const perf_case *cases, int ncases)
     return 0;
 }
 
-/* Where the relaunches after pccl's time slice went (issue 22's cost),
- * over the whole test; nothing without a slice. */
+/* Where the relaunches after pccl's time slice went (issue 22's cost): the
+ * split of those counted in s less those in s0; nothing without any. */
+static void slice_print(const pcclSliceStats_t *s, const pcclSliceStats_t *s0, const char *what, int rank)
+{
+    uint64_t k = s->relaunches - s0->relaunches;
+    if (!k) return;
+    double n = (double)k * 1e3;
+#define D(f) ((double)(s->f - s0->f) / n)
+    printf("# pccl rank %d%s: %llu relaunches after a slice; per relaunch (us): late %.1f, drain %.1f, block idle "
+           "%.1f, dead %.1f, start spread %.1f, refill %.1f (first pick %.1f) (GPU clock); host: end seen to relaunch "
+           "%.1f, launch call %.1f; GPU time lost ~ block idle + dead + refill = %.1f; no step %llu; on the grid %llu; "
+           "clock offset %.3f ms\n",
+           rank, what, (unsigned long long)k, D(lateNs), D(drainNs), D(blockIdleNs), D(deadNs), D(startNs),
+           D(refillNs), D(pickNs), D(gapNs), D(launchNs), D(blockIdleNs) + D(deadNs) + D(refillNs),
+           (unsigned long long)(s->noStep - s0->noStep), (unsigned long long)(s->aligned - s0->aligned),
+           s->clockOffsetNs / 1e6);
+#undef D
+    fflush(stdout);
+}
+
+/* The whole test's, at its end. */
 static void slice_report(pcclComm_t c, int rank)
 {
-    pcclSliceStats_t s;
-    if (pcclCommGetSliceStats(c, &s) != pcclSuccess || !s.relaunches) return;
-    double n = (double)s.relaunches * 1e3;
-    printf("# pccl rank %d: %llu relaunches after a slice; per relaunch (us): late %.1f, drain %.1f, block idle "
-           "%.1f, dead %.1f, start spread %.1f, refill %.1f (first pick %.1f) (GPU clock); host: end seen to relaunch %.1f, launch "
-           "call %.1f; GPU time lost ~ block idle + dead + refill = %.1f; no step %llu; on the grid %llu; clock offset "
-           "%.3f ms\n",
-           rank, (unsigned long long)s.relaunches, s.lateNs / n, s.drainNs / n, s.blockIdleNs / n, s.deadNs / n,
-           s.startNs / n, s.refillNs / n, s.pickNs / n, s.gapNs / n, s.launchNs / n, (s.blockIdleNs + s.deadNs + s.refillNs) / n,
-           (unsigned long long)s.noStep, (unsigned long long)s.aligned, s.clockOffsetNs / 1e6);
-    fflush(stdout);
+    pcclSliceStats_t s, zero;
+    memset(&zero, 0, sizeof zero);
+    if (pcclCommGetSliceStats(c, &s) == pcclSuccess) slice_print(&s, &zero, "", rank);
+}
+
+void perf_pccl_slice_size(perf_team *T, const perf_case *k)
+{
+    char what[64];
+    snprintf(what, sizeof what, " at %zu B", (size_t)k->bytes);
+    for (int r = 0; r < T->nranks; r++) {
+        perf_rank *X = &T->rank[r];
+        pcclSliceStats_t s;
+        if (!X->pcomm || pcclCommGetSliceStats(X->pcomm, &s) != pcclSuccess) continue;
+        if (s.relaunches < X->slice0.relaunches) memset(&X->slice0, 0, sizeof X->slice0); /* a new communicator */
+        slice_print(&s, &X->slice0, what, r);
+        X->slice0 = s;
+    }
 }
 
 static int p_test_end(perf_rank *R)

@@ -1,5 +1,5 @@
 /* Regressions: bugs this suite found in lib/, one minimal reproducer each
- * (KB1-KB9 below say what was wrong and how it was fixed); they must stay
+ * (KB1-KB10 below say what was wrong and how it was fixed); they must stay
  * fixed.  Races show under the TSan build. */
 #include <malloc.h>
 #include <pthread.h>
@@ -336,6 +336,7 @@ typedef struct {
     pcclComm_t c;
     pcclResult_t w, wa, t;
     int done;
+    char msg[512]; /* pcclGetLastError after the pcclWaitAll, in the callback */
 } kb6_arg;
 
 static void kb6_cb(int id, pcclResult_t st, void *arg)
@@ -343,6 +344,7 @@ static void kb6_cb(int id, pcclResult_t st, void *arg)
     kb6_arg *a = arg;
     a->w = pcclWait(a->c, id);
     a->wa = pcclWaitAll(a->c);
+    snprintf(a->msg, sizeof a->msg, "%s", pcclGetLastError(a->c));
     a->t = pcclTest(a->c, id, &a->done);
 }
 
@@ -356,15 +358,15 @@ static void test_wait_from_callback(void)
     int id;
     int32_t s[16] = {0}, r[16];
     PT_OK(pcclRegisterAllReduce(c[0], 16, pcclInt32, pcclSum, 0, &id));
-    kb6_arg a = {c[0], pcclSuccess, pcclSuccess, pcclInternalError, -1};
+    kb6_arg a = {c[0], pcclSuccess, pcclSuccess, pcclInternalError, -1, ""};
     PT_OK(pcclRun(c[0], id, s, r, kb6_cb, &a));
     PT_OK(pcclWait(c[0], id));
     PT_ERR(pcclInvalidUsage, a.w);
     PT_ERR(pcclInvalidUsage, a.wa);
     PT_OK(a.t);
     CU_ASSERT_EQUAL(a.done, 0); /* its own callback is still running */
-    const char *m = pcclGetLastError(c[0]);
-    PT_CHECK(strstr(m, "callback") != NULL, "the message '%s' does not say 'callback'", m);
+    PT_CHECK(strstr(a.msg, "pcclWaitAll") && strstr(a.msg, "callback"),
+             "the callback's message '%s' does not name pcclWaitAll and say 'callback'", a.msg);
     pt_destroy(c, 1);
     pt_end();
 }
@@ -491,6 +493,57 @@ static void test_failed_open_leaks(void)
     pt_end();
 }
 
+/* KB10 (a wrong message; found by the fuzzer under TSan, episode seq): a
+ * communicator had one last-error message for all threads, so a failed call
+ * on one thread (a callback's pcclWaitAll on the poller thread) could
+ * replace another thread's message between that thread's failed call and its
+ * pcclGetLastError: pcclRun's caller read the callback's "pcclWaitAll:
+ * called from a callback".  Fix (lib/error.c): a failed call's message is
+ * the calling thread's; errors no caller was given (pccl's own threads, a
+ * failure) are the communicator's, for every thread; pcclGetLastError gives
+ * the newer.  Made to happen in order here: the main thread's pcclRun
+ * fails, then a callback's pcclWaitAll fails on the poller thread; each
+ * thread must read its own call's message.  (That a peer's failure is every
+ * thread's message: multiproc's fault tests, mproc.c.) */
+typedef struct {
+    pcclComm_t c;
+    int fired; /* atomic */
+    char msg[512];
+} kb10_arg;
+
+static void kb10_cb(int id, pcclResult_t st, void *arg)
+{
+    kb10_arg *a = arg;
+    pcclWaitAll(a->c); /* refused on the poller thread */
+    snprintf(a->msg, sizeof a->msg, "%s", pcclGetLastError(a->c));
+    __atomic_store_n(&a->fired, 1, __ATOMIC_RELEASE);
+}
+
+static void test_last_error_per_thread(void)
+{
+    if (!enabled("KB10 one thread's failed call replaced another's last error")) return;
+    pt_begin("KB10", 60);
+    pcclComm_t c[1];
+    pcclConfig_t cfg = pt_config(1, -1);
+    if (pt_init(c, 1, &cfg)) { pt_end(); return; }
+    int id;
+    int32_t s[16] = {0}, r[16];
+    PT_OK(pcclRegisterAllReduce(c[0], 16, pcclInt32, pcclSum, 0, &id));
+    PT_ERR(pcclInvalidArgument, pcclRun(c[0], id, NULL, r, NULL, NULL)); /* this thread's failed call */
+    kb10_arg a = {c[0], 0, ""};
+    PT_OK(pcclRun(c[0], id, s, r, kb10_cb, &a));
+    for (int i = 0; i < 20000 && !__atomic_load_n(&a.fired, __ATOMIC_ACQUIRE); i++) ck_sleep_us(100);
+    PT_CHECK(__atomic_load_n(&a.fired, __ATOMIC_ACQUIRE), "the callback never ran");
+    PT_OK(pcclWait(c[0], id));
+    const char *m = pcclGetLastError(c[0]);
+    PT_CHECK(strstr(m, "pcclRun"), "the main thread's message '%s' is not its pcclRun's", m);
+    m = pcclGetLastError(NULL);
+    PT_CHECK(strstr(m, "pcclRun"), "the main thread's newest message '%s' is not its pcclRun's", m);
+    PT_CHECK(strstr(a.msg, "pcclWaitAll"), "the callback's message '%s' is not its pcclWaitAll's", a.msg);
+    pt_destroy(c, 1);
+    pt_end();
+}
+
 int pt_register_regressions(void)
 {
     CU_pSuite s = CU_add_suite("regressions", NULL, NULL);
@@ -503,7 +556,8 @@ int pt_register_regressions(void)
         !CU_add_test(s, "KB6 wait from a callback", test_wait_from_callback) ||
         !CU_add_test(s, "KB7 last error of a destroyed comm (ASan)", test_last_error_of_dead) ||
         !CU_add_test(s, "KB8 misaligned buffers (UBSan)", test_misaligned_buffers) ||
-        !CU_add_test(s, "KB9 failed init leaks the backend", test_failed_open_leaks))
+        !CU_add_test(s, "KB9 failed init leaks the backend", test_failed_open_leaks) ||
+        !CU_add_test(s, "KB10 last error per thread", test_last_error_per_thread))
         return -1;
     return 0;
 }

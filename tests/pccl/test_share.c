@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "../../lib/host/host.h" /* the scheduler's decisions, called directly below */
 
 #define SLICE_US 2000
 /* What a synchronization may take beyond the slice: the daemon thread, the
@@ -111,18 +112,58 @@ static void test_devsync_while_streaming(void)
     pt_end();
 }
 
+/* PCCL_SLICE_LOG's file: per rank, one line per relaunch measured
+ * (want[r] of them), each with the header's 17 fields and the daemon's
+ * stamps in their order (work found <= first pick <= first step), with
+ * work outstanding at the relaunch call (queued >= owed, queued >= 1). */
+static void check_slice_log(const char *path, const unsigned long long *want, int nranks)
+{
+    FILE *f = fopen(path, "r");
+    PT_CHECK(f != NULL, "PCCL_SLICE_LOG=%s: no file", path);
+    if (!f) return;
+    char line[512];
+    unsigned long long got[2] = {0, 0};
+    int headers = 0, bad = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "rank,", 5)) { headers++; continue; }
+        int rank;
+        unsigned long long launch, queued, owed;
+        double late, drain, idle, dead, spread, refill, pick, work, gap, call, cq1, lat, plan;
+        int n = sscanf(line, "%d,%llu,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%llu,%llu,%lf,%lf,%lf", &rank, &launch,
+                       &late, &drain, &idle, &dead, &spread, &refill, &pick, &work, &gap, &call, &queued, &owed, &cq1,
+                       &lat, &plan);
+        if (n != 17 || (work >= 0 && plan < 0) || rank < 0 || rank >= nranks || queued < 1 || owed > queued ||
+            (refill >= 0 && (pick < 0 || pick > refill || work < 0 || work > pick))) {
+            if (!bad++) PT_CHECK(0, "PCCL_SLICE_LOG: bad line (%d fields): %s", n, line);
+            continue;
+        }
+        got[rank]++;
+    }
+    fclose(f);
+    PT_CHECK(headers == nranks, "PCCL_SLICE_LOG: %d header lines for %d ranks", headers, nranks);
+    for (int r = 0; r < nranks; r++)
+        PT_CHECK(got[r] == want[r], "PCCL_SLICE_LOG: rank %d: %llu lines, %llu relaunches measured", r, got[r], want[r]);
+}
+
 /* Collectives longer than a slice: cut mid-way (between steps, their
  * context saved as in a preemption), resumed by the next launch, exact;
  * with PCCL_SLICE_GAP_US, pcclRun leaves the relaunch to the poller. */
 static void test_cut_midway(void)
 {
     pt_begin("collectives cut by slices", 300);
+    char log[64];
+    snprintf(log, sizeof log, "/tmp/pccl-slice-log-%d.csv", (int)getpid());
+    unlink(log);
+    setenv("PCCL_SLICE_LOG", log, 1);
+    unsigned long long measured[2] = {0, 0};
     pcclComm_t c[2];
     pcclConfig_t cfg = pt_config(2, 4096);
     cfg.sliceUs = 200;
     cfg.sliceGapUs = 50; /* and the relaunch after a slice left to the poller, 50 us late */
     cfg.sliceAlign = 1;  /* and on the grid */
-    if (pt_init(c, 2, &cfg)) { pt_end(); return; }
+    int failed = pt_init(c, 2, &cfg);
+    unsetenv("PCCL_SLICE_LOG");
+    if (failed) { unlink(log); pt_end(); return; }
     pt_case cases[] = {
         {{pcclCollAllReduce, pcclFloat, pcclSum, 0, ck_scaled(1 << 20, 1 << 18), 2}, 0, 0, 0},
         {{pcclCollAllGather, pcclInt32, pcclSum, 0, ck_scaled(1 << 19, 1 << 17), 2}, 0, 0, 0},
@@ -140,11 +181,15 @@ static void test_cut_midway(void)
          * which comes >= the 50 us gap after the last thread ended. */
         pcclSliceStats_t sl;
         PT_OK(pcclCommGetSliceStats(c[r], &sl));
-        unsigned long long n = sl.relaunches;
+        unsigned long long n = measured[r] = sl.relaunches;
         PT_CHECK(n > 0 && n <= st.slices, "rank %d: %llu relaunches measured, %llu slices", r, n,
                  (unsigned long long)st.slices);
         PT_CHECK(sl.gapNs >= n * 50000, "rank %d: relaunched %.1f us after the end on average, the gap is 50", r,
                  n ? sl.gapNs / 1e3 / n : 0.0);
+        /* the poller knows the stream idle once it saw the end: no driver
+         * query in the gap (poller.c, daemon_query) */
+        PT_CHECK(sl.gapQueries == 0, "rank %d: %llu stream queries in %llu gaps", r,
+                 (unsigned long long)sl.gapQueries, n);
         PT_CHECK(sl.deadNs >= sl.gapNs, "rank %d: no daemon thread for %.1f us per relaunch, less than the "
                  "poller's %.1f us from the end to its call", r, n ? sl.deadNs / 1e3 / n : 0.0,
                  n ? sl.gapNs / 1e3 / n : 0.0);
@@ -166,6 +211,8 @@ static void test_cut_midway(void)
     PT_CHECK(pcclCommGetSliceStats(c[0], NULL) == pcclInvalidArgument, "NULL stats accepted");
     PT_CHECK(pcclCommGetSliceStats(NULL, &none) == pcclInvalidArgument, "NULL comm accepted");
     pt_destroy(c, 2);
+    check_slice_log(log, measured, 2);
+    unlink(log);
     pt_end();
 }
 
@@ -256,6 +303,144 @@ static void test_early_cut(void)
     pt_end();
 }
 
+/* Block 0 alone decides a launch's end (scheduler.h, pccl_may_quit): it
+ * reads the host's hold and sets the pinned quitting word; the other blocks
+ * read neither and follow its decision through device memory (G->quit: the
+ * launch's epoch and whether block 0 cut it or quit it idle), so that 64
+ * blocks do not serialize on one pinned word at every cut.  Called directly
+ * on a block's state: a block past its deadline does not end the launch on
+ * its own, follows block 0's decision of this launch only, and block 0 stays
+ * while the hold is set.  An idle end is followed mid-pass only past the
+ * follower's own slice; at its idle point, at once. */
+static void test_block0_decides(void)
+{
+    pt_begin("block 0 decides", 30);
+    pccl_pinned_hdr hdr;
+    uint64_t quit = 0, progress = 7, fin[1] = {0};
+    memset(&hdr, 0, sizeof hdr);
+    /* the stream waits for invocation 1 of collective 0, not complete */
+    hdr.hold_n = 1;
+    hdr.hold_id[0] = 0;
+    hdr.hold_tk[0] = 1;
+    pccl_gpu G;
+    memset(&G, 0, sizeof G);
+    G.k.max_colls = 1;
+    G.fin = fin;
+    G.k.slice_ns = 1000;
+    G.k.quit_ns = 500;
+    G.hdr = &hdr;
+    G.quit = &quit;
+    G.progress = &progress;
+    G.epoch = 5;
+    pccl_blk S[2];
+    for (int b = 0; b < 2; b++) {
+        memset(&S[b], 0, sizeof S[b]);
+        S[b].blk = b;
+        S[b].epoch = G.epoch;
+        S[b].t_begin = 0;
+        S[b].deadline = 1000;
+        S[b].progress0 = 6; /* it progressed: the slice may end it */
+    }
+    /* block 1 past its deadline, before block 0 decided: it goes on, and
+     * touches no pinned word */
+    PT_CHECK(!pccl_cut_idle(&S[1], &G, 5000, 0), "block 1 ended the launch on its own");
+    PT_CHECK(!hdr.quitting && !quit, "block 1 decided for the launch (quitting %u, quit %llu)", hdr.quitting,
+             (unsigned long long)quit);
+    /* a decision of an older launch is not this one's */
+    quit = PCCL_QUIT_WORD(4, 1);
+    PT_CHECK(!pccl_cut_idle(&S[1], &G, 5000, 0), "block 1 followed launch 4's decision in launch 5");
+    PT_CHECK(!pccl_may_quit(&S[1], &G, 0), "an idle block 1 followed launch 4's decision in launch 5");
+    /* block 0, held: a new slice, no decision */
+    hdr.hold = 1;
+    PT_CHECK(!pccl_cut_idle(&S[0], &G, 5000, 0), "block 0 ended a held launch");
+    PT_CHECK(S[0].deadline == 6000 && !hdr.quitting && quit == PCCL_QUIT_WORD(4, 1),
+             "held: deadline %llu, quitting %u, quit %llu", (unsigned long long)S[0].deadline, hdr.quitting,
+             (unsigned long long)quit);
+    /* held and idle: no decision either */
+    PT_CHECK(!pccl_may_quit(&S[0], &G, 0), "block 0 ended a held launch for idleness");
+    /* the held invocation complete (pccl_hold_done), the hold still set:
+     * block 0 decides at its (new) deadline, tells the host and the other
+     * blocks, which follow */
+    fin[0] = 1;
+    PT_CHECK(pccl_cut_idle(&S[0], &G, 6000, 0) && S[0].st.t_cut == 6000, "block 0 did not end the launch");
+    PT_CHECK(hdr.quitting == 1 && quit == PCCL_QUIT_WORD(5, 1), "block 0's decision: quitting %u, quit %llu",
+             hdr.quitting, (unsigned long long)quit);
+    PT_CHECK(pccl_cut_idle(&S[1], &G, 6001, 0) && S[1].st.t_cut == 6001, "block 1 did not follow block 0");
+    /* an idle block 1 quits once block 0 decided, not before */
+    pccl_blk T = S[1];
+    T.cut = 0;
+    T.epoch = 6;
+    PT_CHECK(!pccl_may_quit(&T, &G, 0), "an idle block 1 quit before block 0 of its launch decided");
+    /* launch 6: block 0 ends it for idleness (no hold) */
+    hdr.hold = 0;
+    pccl_blk U[2] = {S[0], T};
+    for (int b = 0; b < 2; b++) {
+        U[b].cut = 0;
+        U[b].epoch = 6;
+        U[b].t_begin = 10000;
+        U[b].st.t_cut = 0;
+    }
+    PT_CHECK(pccl_may_quit(&U[0], &G, 0) && quit == PCCL_QUIT_WORD(6, 0), "block 0's idle end: quit %llu",
+             (unsigned long long)quit);
+    /* block 1, mid-pass within its slice, stays: its queue's head may be
+     * waiting for a peer, and the collectives behind it get their turn */
+    PT_CHECK(!pccl_cut_idle(&U[1], &G, 10500, 0) && !U[1].cut, "block 1 left mid-pass for block 0's idleness");
+    /* at its own idle point it follows */
+    PT_CHECK(pccl_may_quit(&U[1], &G, 0), "an idle block 1 did not follow block 0's idle end");
+    /* mid-pass past a slice of its own, it follows too */
+    PT_CHECK(pccl_cut_idle(&U[1], &G, 11000, 0) && U[1].st.t_cut == 11000,
+             "block 1 went on past its slice after block 0's idle end");
+    pt_end();
+}
+
+/* The blocks of a launch take turns to look at the abort flag (pinned
+ * memory; scheduler.h, pccl_begin): 63 idle blocks, started together, never
+ * all in the same pass.  With the flag set from the start, each block's
+ * passes (pccl_plan) run round by round until it sees it and quits. */
+static void test_abort_turns(void)
+{
+    pt_begin("abort turns", 30);
+    enum { NB = 64, DEPTH = 4 };
+    pccl_pinned_hdr hdr;
+    memset(&hdr, 0, sizeof hdr);
+    hdr.abort = 1;
+    uint64_t progress = 0, quit = 0, dsq[NB * DEPTH];
+    memset(dsq, 0, sizeof dsq);
+    pccl_blk_saved saved[NB];
+    memset(saved, 0, sizeof saved);
+    int32_t saved_tq[NB * DEPTH], tq[NB][DEPTH];
+    pccl_gpu G;
+    memset(&G, 0, sizeof G);
+    G.k.blocks = NB;
+    G.k.depth = DEPTH;
+    G.k.quit_ns = 1000000000; /* never idle here */
+    G.hdr = &hdr;
+    G.progress = &progress;
+    G.quit = &quit;
+    G.dsq = dsq;
+    G.saved = saved;
+    G.saved_tq = saved_tq;
+    static pccl_blk S[NB];
+    int quitted[NB] = {0}, most = 0, left = NB - 1;
+    for (int b = 1; b < NB; b++) {
+        memset(&S[b], 0, sizeof S[b]);
+        S[b].tq = tq[b];
+        pccl_begin(&S[b], &G, b, 1000);
+    }
+    for (int round = 1; round <= 64 && left; round++) {
+        int n = 0;
+        for (int b = 1; b < NB; b++) {
+            if (quitted[b]) continue;
+            pccl_plan(&S[b], &G, b, 1000 + (uint64_t)round);
+            if (S[b].cmd == PCCL_CMD_QUIT) { quitted[b] = round; n++; left--; }
+        }
+        if (n > most) most = n;
+    }
+    PT_CHECK(left == 0, "%d idle blocks never looked at the abort flag in 64 passes", left);
+    PT_CHECK(most <= 1, "%d idle blocks looked at the abort flag in the same pass", most);
+    pt_end();
+}
+
 int pt_register_share(void)
 {
     CU_pSuite s = CU_add_suite("share", NULL, NULL);
@@ -266,7 +451,9 @@ int pt_register_share(void)
         !CU_add_test(s, "chaos, random orders, 50 us slices", test_chaos_slices) ||
         !CU_add_test(s, "random orders while each rank's second thread synchronizes, within the slice",
                      test_cross_rank) ||
-        !CU_add_test(s, "PCCL_SLICE_EARLY_US: an idle block ends its launch early", test_early_cut))
+        !CU_add_test(s, "PCCL_SLICE_EARLY_US: an idle block ends its launch early", test_early_cut) ||
+        !CU_add_test(s, "block 0 alone decides a launch's end, the others follow (a cut at once, idleness at their own idle point)", test_block0_decides) ||
+        !CU_add_test(s, "the blocks take turns to look at the abort flag", test_abort_turns))
         return -1;
     return 0;
 }
