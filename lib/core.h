@@ -553,8 +553,9 @@ PCCL_FN uint32_t pccl_used_blocks(const pccl_coll *c, int blocks)
     return g < (uint64_t)blocks ? (uint32_t)g : (uint32_t)blocks;
 }
 
-/* The block a collective's blocks start at.  A collective on one block
- * (every small one: lib/tune.c) runs on block id % blocks, so that small
+/* The block a collective's blocks start at, with PCCL_SPREAD=1 (register.c;
+ * else 0).  A collective on one block (every small one: lib/tune.c) runs
+ * on block id % blocks, so that small
  * collectives of different ids run on different blocks, side by side: on
  * block 0 alone, back to back, each waited for the ones before it, its
  * fetch, its run and its completion (results/hostpath/b2b-split.md).  Block

@@ -45,7 +45,7 @@ enum { PCCL_CMD_RUN, PCCL_CMD_QUIT };
 /* SQ records block 0 reads in one look (pccl_sq_read; -D to change), and
  * completions a block posts behind one fence (pccl_flush_done), at most. */
 #ifndef PCCL_SQ_BATCH
-#define PCCL_SQ_BATCH 4
+#define PCCL_SQ_BATCH 1 /* 4: back to back a little faster, the round trip 1-4 us slower (one H100) */
 #endif
 #define PCCL_DONE_MAX 16
 /* What the block does after a decision point: the job is ready (EXEC), the
@@ -155,9 +155,6 @@ PCCL_FN void pccl_take(pccl_blk *S, const pccl_gpu *G, int b, uint32_t raw, pccl
  * the next PCCL_SQ_BATCH - 1 records with all their loads issued before the
  * first is waited for.  The records there among the first k (a prefix) go
  * to out (core.h, pccl_sq_decode); returns how many. */
-#ifndef PCCL_SQ_BATCH
-#define PCCL_SQ_BATCH 4
-#endif
 #ifdef __CUDA_ARCH__
 /* Its own frame, with nothing else live: the words stay in registers (the
  * kernel has 64 a thread: inlined into the loop, ptxas spilled, and a spill

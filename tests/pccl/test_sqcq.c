@@ -151,7 +151,10 @@ static void test_spread(void)
     pcclComm_t c[RANKS];
     pcclConfig_t cfg = pt_config(BLOCKS, 256);
     pt_begin("sqcq: small collectives spread over the blocks", 120);
-    if (pt_init(c, RANKS, &cfg)) { pt_end(); return; }
+    setenv("PCCL_SPREAD", "1", 1);
+    int bad = pt_init(c, RANKS, &cfg);
+    unsetenv("PCCL_SPREAD");
+    if (bad) { pt_end(); return; }
     pt_case cases[CASES];
     memset(cases, 0, sizeof cases);
     for (int i = 0; i < CASES; i++) /* 16 floats or fewer: one loop, one group */
