@@ -61,6 +61,17 @@ PCCL_FN void pccl_fence(void) { __threadfence_system(); }
  * cost three (NCCL's Simple protocol posts its steps the same way). */
 PCCL_FN void pccl_fence_rel(void) { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
 PCCL_FN void pccl_st_post(uint64_t *p, uint64_t v) { pccl_st_rlx(p, v); }
+/* Reads of the host's writes (the SQ, pccl_sq_read): relaxed loads, each
+ * issued before the first is waited for, then one acquire fence for all of
+ * them, so that what the host wrote before each record it released (the
+ * invocation's input) is seen after it (PTX's fence-acquire pattern). */
+/* An SQ record's two words in one 16-byte load (each word carries its own
+ * tag: no atomicity across them is needed). */
+PCCL_FN void pccl_ld_pair(const uint64_t *p, uint64_t w[2])
+{
+    asm volatile("ld.relaxed.sys.global.v2.u64 {%0, %1}, [%2];" : "=l"(w[0]), "=l"(w[1]) : "l"(p) : "memory");
+}
+PCCL_FN void pccl_fence_acq(void) { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
 /* Blocks of one GPU meet on its own memory: GPU scope suffices.  A release
  * fence then relaxed stores publish what came before (block 0 handing SQ
  * entries on); the readers' acquire loads may be at system scope. */
@@ -103,6 +114,14 @@ PCCL_FN void pccl_fence_rel(void) {} /* not modelled, and not needed: see above 
 PCCL_FN void pccl_fence_rel(void) { __atomic_thread_fence(__ATOMIC_RELEASE); }
 #endif
 PCCL_FN void pccl_st_post(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+/* On the host each load acquires (free on x86; ThreadSanitizer does not
+ * model the fence the GPU uses instead). */
+PCCL_FN void pccl_ld_pair(const uint64_t *p, uint64_t w[2])
+{
+    w[0] = __atomic_load_n(&p[0], __ATOMIC_ACQUIRE);
+    w[1] = __atomic_load_n(&p[1], __ATOMIC_ACQUIRE);
+}
+PCCL_FN void pccl_fence_acq(void) {}
 PCCL_FN void pccl_fence_rel_gpu(void) { pccl_fence_rel(); }
 PCCL_FN void pccl_st_post_gpu(uint64_t *p, uint64_t v) { pccl_st_post(p, v); }
 PCCL_FN uint64_t pccl_add_gpu(uint64_t *p, uint64_t v) { return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL); }
@@ -159,7 +178,8 @@ typedef struct {
     uint8_t claimer;      /* this rank claims them for every rank (see pccl_claim) */
     uint8_t proto;        /* PCCL_PROTO_SIMPLE or _LL: the layout of its connectors' slots */
     uint8_t algo;         /* PCCL_ALGO_RING or _DIRECT (lib/prog.c) */
-    uint8_t pad[4];
+    uint8_t first;        /* the first block that runs it: first .. first+used-1 (pccl_first_block) */
+    uint8_t pad[3];
     uint64_t count;       /* AR/Reduce/Bcast: elements; AG: per-rank send; RS: per-rank recv */
     uint64_t chunk_elems; /* elements per connector slot                    */
     uint64_t ngroups;     /* groups of ilv loops over the data              */
@@ -201,25 +221,68 @@ PCCL_FN size_t pccl_conn_ring(int slots)
 
 /* ---- host <-> daemon queues (pinned host memory) ------------------------ */
 
-/* SQ: a ring of 64-bit entries (seq << 32 | collId); an entry is valid when
- * its seq is the reader's next.  The host writes the invocation's buffers
- * into args[collId] before publishing the entry (release), so a block that
- * sees the entry (acquire) sees the buffers.  Every collective runs on block
- * 0 (blocks 0 .. used-1 take part), so the host writes one entry, into block
- * 0's SQ in pinned memory; block 0 hands it on to the other blocks taking
- * part through their SQs in device memory (dsq, dargs: the same protocol at
- * GPU scope).  Only one block per GPU then reads pinned memory: with every
- * block polling it, the six commit fences of an 8-byte all-reduce on 4 H200s
- * took 61.1 us where they take 7.0 (results/README.md, "pccl-perf").
- * CQ: one ring per GPU, the slot taken by an atomic ticket on the GPU, the
- * entry (ticket+1) << 32 | collId published with one release store; the
- * poller accepts the entry whose ticket is the one it expects, so an entry
- * is never dropped or read twice. */
 /* An SQ entry's low word: the collective's id, and PCCL_SQ_GATED for a
  * stream-ordered invocation (lib/stream.c), which may start only once its
- * stream wrote its gate (ids are < 2^31). */
+ * stream wrote its gate. */
 #define PCCL_SQ_GATED 0x80000000u
 #define PCCL_SQ_ID_MASK 0x7fffffffu
+/* SQ: a ring of records in pinned memory, one per invocation, each in a
+ * line of its own (PCCL_SQ_STRIDE): two words, read with one 16-byte load.
+ * The first holds the collective's id (low 12 bits), PCCL_SQ_GATED and the
+ * sendbuf, the second the id's high bits and the recvbuf (pointers fit in 48
+ * bits: pcclRun checks; ids in 25, PCCL_MAX_COLLS allows 20), and each its
+ * record's lap tag: entry t of a ring of depth d has tag (t / d + 1) mod 8
+ * (pccl_sq_tag), which the slot's previous occupant (lap t / d - 1) and
+ * never-written memory (0) do not have (the host is never a lap ahead: at
+ * most depth invocations are outstanding).  Every word is valid on its own:
+ * a word read with the expected tag holds that invocation's value, whatever
+ * order the host's stores arrive in (the LL protocol's idea).  So the
+ * reader needs no second, dependent read: before, block 0 read an entry,
+ * then its collective's buffers, two PCIe round trips per invocation (3.2-
+ * 3.5 us back to back, results/hostpath/b2b-split.md).  The host writes the
+ * second word, then the first (release); a record read with one word still
+ * old is taken as not there yet.  The host writes one record, into block
+ * 0's SQ, whichever blocks run the collective (first .. first+used-1:
+ * pccl_first_block); block 0 hands it on to those blocks through their SQs
+ * in device memory (dsq, dargs: the same protocol at GPU scope), and takes
+ * it itself where it is one of them.  Only one block per GPU then reads
+ * pinned memory: with every block polling it, the six commit fences of an
+ * 8-byte all-reduce on 4 H200s took 61.1 us where they take 7.0
+ * (results/README.md, "pccl-perf").
+ * CQ: one ring per GPU, slots taken by an atomic ticket on the GPU, the
+ * entry (ticket+1) << 32 | collId published with one release fence for all
+ * the entries a block posts together (pccl_flush_done); the poller accepts
+ * the entry whose ticket is the one it expects, so an entry is never
+ * dropped or read twice. */
+#define PCCL_SQ_STRIDE 128
+typedef struct {
+    uint64_t w[2]; /* [tag 3 | gated 1 | id bits 0-11 | sendbuf 48], [tag 3 | id bits 12-24 | recvbuf 48] */
+    char pad[PCCL_SQ_STRIDE - 16];
+} pccl_sqe;
+#define PCCL_SQ_PTR_BITS 48
+#define PCCL_SQ_PTR_MASK ((1ull << PCCL_SQ_PTR_BITS) - 1)
+#define PCCL_SQ_TAG_MASK (7ull << 61)
+PCCL_FN uint64_t pccl_sq_tag(uint64_t t, uint64_t depth) { return ((t / depth + 1) & 7) << 61; }
+/* The host writes entry t (0, 1, ...) into its record.  Pointers are
+ * masked: one the collective does not use (a broadcast's sendbuff off the
+ * root) is not checked, and must not spoil the tag. */
+PCCL_FN void pccl_sq_write(pccl_sqe *q, uint64_t t, uint64_t depth, uint32_t raw, const void *send, const void *recv)
+{
+    uint64_t tag = pccl_sq_tag(t, depth), id = raw & PCCL_SQ_ID_MASK, gated = (raw & PCCL_SQ_GATED) != 0;
+    pccl_st_rlx(&q->w[1], tag | (id >> 12 & 0x1fff) << 48 | ((uint64_t)(uintptr_t)recv & PCCL_SQ_PTR_MASK));
+    pccl_st_rel(&q->w[0], tag | gated << 60 | (id & 0xfff) << 48 | ((uint64_t)(uintptr_t)send & PCCL_SQ_PTR_MASK));
+}
+/* Entry t as read (w): its low SQ word (id | PCCL_SQ_GATED), sendbuf and
+ * recvbuf into out; 0 where it is not there yet (a word with another tag). */
+PCCL_FN int pccl_sq_decode(const uint64_t w[2], uint64_t t, uint64_t depth, uint64_t out[3])
+{
+    uint64_t tag = pccl_sq_tag(t, depth);
+    if ((w[0] & PCCL_SQ_TAG_MASK) != tag || (w[1] & PCCL_SQ_TAG_MASK) != tag) return 0;
+    out[0] = (w[0] >> 48 & 0xfff) | (w[1] >> 48 & 0x1fff) << 12 | (w[0] >> 60 & 1) << 31;
+    out[1] = w[0] & PCCL_SQ_PTR_MASK;
+    out[2] = w[1] & PCCL_SQ_PTR_MASK;
+    return 1;
+}
 /* Gates per collective: invocation n's is gate[id * PCCL_GATE_SLOTS + n %
  * PCCL_GATE_SLOTS], so that streams of later invocations never overwrite the
  * gate of an earlier one that has not started (at most this many invocations
@@ -230,7 +293,8 @@ PCCL_FN size_t pccl_conn_ring(int slots)
 #else
 #define PCCL_ALIGN16 _Alignas(16)
 #endif
-/* 16-byte aligned: the daemon reads both pointers in one PCIe read. */
+/* An invocation's buffers (block 0 -> the other blocks: dargs; a stream's
+ * pending invocations); 16-byte aligned: one load reads both. */
 typedef struct {
     PCCL_ALIGN16 const void *sendbuf;
     void *recvbuf;
@@ -287,8 +351,7 @@ typedef struct {
     uint32_t hold_id[PCCL_HOLD_SET];
     uint32_t hold_seq, hold_n; /* the header stays 128 bytes */
     /* followed, in the same allocation, by: */
-    /* uint64_t cq[depth]; uint64_t sq[depth]; pccl_args args[max_colls];
-       pccl_blk_stats stats[blocks] */
+    /* uint64_t cq[depth]; pccl_sqe sq[depth]; pccl_blk_stats stats[blocks] */
 } pccl_pinned_hdr;
 
 /* Daemon state that must survive a voluntary quit: the task queue, the pass
@@ -338,21 +401,21 @@ typedef struct {
     /* pinned host memory */
     pccl_pinned_hdr *hdr;
     uint64_t *cq;            /* [depth]                             */
-    uint64_t *sq;            /* [depth] block 0's SQ                */
-    pccl_args *args;         /* [max_colls]                         */
+    pccl_sqe *sq;            /* [depth] block 0's SQ                */
     pccl_blk_stats *stats;   /* [blocks]                            */
     uint64_t *hgate;         /* [max_colls][PCCL_GATE_SLOTS] the gates again, for the poller (lib/stream.c) */
     uint64_t *tstamp;        /* [max_colls][2] PCCL_TRACE_LAT: SQ read and completion, daemon clock */
 } pccl_gpu;
 
-/* The pinned memory: header, CQ and SQ, then args (16-byte aligned), stats, hgate, tstamp. */
-PCCL_FN size_t pccl_pinned_args_off(const pccl_knobs *k)
+/* The pinned memory: header, CQ, SQ (a line per record), stats, hgate, tstamp. */
+PCCL_FN size_t pccl_pinned_sq_off(const pccl_knobs *k)
 {
-    return sizeof(pccl_pinned_hdr) + ((sizeof(uint64_t) * (size_t)k->depth * 2 + 15) & ~(size_t)15);
+    return (sizeof(pccl_pinned_hdr) + sizeof(uint64_t) * (size_t)k->depth + PCCL_SQ_STRIDE - 1) &
+           ~(size_t)(PCCL_SQ_STRIDE - 1);
 }
 PCCL_FN size_t pccl_pinned_bytes(const pccl_knobs *k)
 {
-    return pccl_pinned_args_off(k) + sizeof(pccl_args) * (size_t)k->max_colls + sizeof(pccl_blk_stats) * (size_t)k->blocks +
+    return pccl_pinned_sq_off(k) + sizeof(pccl_sqe) * (size_t)k->depth + sizeof(pccl_blk_stats) * (size_t)k->blocks +
            sizeof(uint64_t) * (size_t)k->max_colls * (PCCL_GATE_SLOTS + 2);
 }
 
@@ -393,9 +456,8 @@ PCCL_FN void pccl_carve_pinned(pccl_gpu *G, char *p)
 {
     G->hdr = (pccl_pinned_hdr *)p;
     G->cq = (uint64_t *)(p + sizeof(pccl_pinned_hdr));
-    G->sq = G->cq + G->k.depth;
-    G->args = (pccl_args *)(p + pccl_pinned_args_off(&G->k));
-    G->stats = (pccl_blk_stats *)(G->args + G->k.max_colls);
+    G->sq = (pccl_sqe *)(p + pccl_pinned_sq_off(&G->k));
+    G->stats = (pccl_blk_stats *)(G->sq + G->k.depth);
     G->hgate = (uint64_t *)(G->stats + G->k.blocks);
     G->tstamp = G->hgate + (size_t)G->k.max_colls * PCCL_GATE_SLOTS;
 }
@@ -489,6 +551,19 @@ PCCL_FN uint32_t pccl_used_blocks(const pccl_coll *c, int blocks)
 {
     uint64_t g = c->ngroups;
     return g < (uint64_t)blocks ? (uint32_t)g : (uint32_t)blocks;
+}
+
+/* The block a collective's blocks start at, with PCCL_SPREAD=1 (register.c;
+ * else 0).  A collective on one block (every small one: lib/tune.c) runs
+ * on block id % blocks, so that small
+ * collectives of different ids run on different blocks, side by side: on
+ * block 0 alone, back to back, each waited for the ones before it, its
+ * fetch, its run and its completion (results/hostpath/b2b-split.md).  Block
+ * 0 still reads every SQ entry and hands it on.  The same on every rank
+ * (ids and PCCL_BLOCKS agree), so block b's ring still meets block b. */
+PCCL_FN uint32_t pccl_first_block(const pccl_coll *c, int32_t id, int blocks)
+{
+    return c->used == 1 ? (uint32_t)id % (uint32_t)blocks : 0;
 }
 
 /* Loops in a group (the last one may have fewer; an empty collective's one). */

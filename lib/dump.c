@@ -80,7 +80,8 @@ static void dump_ctx(pcclComm_t c, FILE *f)
         if (!c->colls[id].inflight) continue;
         pccl_ctx *x = fetch(c, &c->G.ctx[(size_t)id * nb], sizeof *x * (size_t)nb);
         if (!x) return;
-        for (int b = 0; b < nb && b < (int)c->colls[id].dev.used; b++)
+        int b0 = (int)c->colls[id].dev.first;
+        for (int b = b0; b < nb && b < b0 + (int)c->colls[id].dev.used; b++)
             fprintf(f, "pccl:   collective %d, block %d: invocations fetched %llu, group %llu, loop %u, step %u, "
                     "sent %llu, received %llu, waits for its gate %llu\n",
                     id, b, (unsigned long long)x[b].inv, (unsigned long long)x[b].group, x[b].loop, x[b].step,

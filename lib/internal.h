@@ -126,6 +126,7 @@ struct pcclComm {
     struct pccl_trace *trace;   /* PCCL_TRACE_LAT=1 (trace.c), else NULL */
     pccl_slice_acc slice_acc;   /* slice.c */
     uint64_t hang_dump_ns;      /* PCCL_HANG_DUMP_MS (dump.c); 0: never */
+    int spread;                 /* PCCL_SPREAD: small collectives on block id % blocks (register.c) */
     int hang_dumped;            /* the report was printed for this quiet spell */
 };
 
@@ -199,7 +200,7 @@ int pccl_boot_pid(const pccl_boot *b, int rank);
 int pccl_boot_dev(const pccl_boot *b, int rank);
 /* The knobs that shape the rings (knobs.c, pccl_ring_shape), published with the
  * arena's handle so that ranks in separate processes can compare them. */
-#define PCCL_SHAPE_N 9
+#define PCCL_SHAPE_N 10
 pcclResult_t pccl_boot_publish(pccl_boot *b, const void *handle64, const int64_t *shape);
 const void *pccl_boot_handle(const pccl_boot *b, int rank);
 const int64_t *pccl_boot_shape(const pccl_boot *b, int rank);

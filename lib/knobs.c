@@ -17,7 +17,7 @@ typedef struct {
 enum { K_BLOCKS, K_THREADS, K_CHUNK, K_SLOTS, K_SPIN_HEAD, K_SPIN_BASE, K_SPIN_MIN, K_STICKY, K_QUIT_US,
        K_RELAUNCH_US, K_ORDER, K_CHAOS, K_CHAOS_SEED, K_MAX_COLLS, K_DEPTH, K_ARENA, K_PROFILE, K_INTERLEAVE,
        K_DYNAMIC, K_PEER_TIMEOUT, K_SLICE_US, K_SLICE_GAP_US, K_PROTO, K_ALGO, K_TRACE_LAT,
-       K_WAIT_SPIN_US, K_SLICE_ALIGN, K_SLICE_EARLY_US, K_HANG_DUMP_MS, K_N };
+       K_WAIT_SPIN_US, K_SLICE_ALIGN, K_SLICE_EARLY_US, K_HANG_DUMP_MS, K_SPREAD, K_N };
 static const knob_def knobs[K_N] = {
     [K_BLOCKS] = {"PCCL_BLOCKS", 64, 1, 1, PCCL_MAX_BLOCKS},
     /* at most the daemon's launch bound; at least a scheduling warp and a moving one */
@@ -62,6 +62,10 @@ static const knob_def knobs[K_N] = {
     [K_SLICE_EARLY_US] = {"PCCL_SLICE_EARLY_US", 0, 0, 0, 60000000},
     /* environment only (a diagnosis, not a setting): the hang report (dump.c) */
     [K_HANG_DUMP_MS] = {"PCCL_HANG_DUMP_MS", 0, 0, 0, 1L << 40},
+    /* environment only: small collectives on block id % blocks (core.h,
+     * pccl_first_block); off: back to back it halves their time on one
+     * H100, but costs the round trip 2-3 us (results/hostpath/b2b-batch.md) */
+    [K_SPREAD] = {"PCCL_SPREAD", 0, 0, 0, 1},
 };
 
 /* Knobs whose values have names: the name's index is the value. */
@@ -131,7 +135,8 @@ pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host)
                     cfg->spinMin, cfg->sticky, cfg->quitUs, cfg->relaunchUs, cfg->order, cfg->chaos,
                     cfg->chaosSeed, cfg->maxColls, cfg->queueDepth, cfg->arenaBytes, cfg->profile, cfg->interleave,
                     cfg->dynamic, cfg->peerTimeoutMs, cfg->sliceUs, cfg->sliceGapUs, cfg->proto, cfg->algo,
-                    cfg->traceLat, cfg->waitSpinUs, cfg->sliceAlign, cfg->sliceEarlyUs, PCCL_CONFIG_UNSET};
+                    cfg->traceLat, cfg->waitSpinUs, cfg->sliceAlign, cfg->sliceEarlyUs, PCCL_CONFIG_UNSET,
+                    PCCL_CONFIG_UNSET};
     long v[K_N];
     for (int i = 0; i < K_N; i++) {
         pcclResult_t r = knob(in[i], i, host, &v[i]);
@@ -168,6 +173,7 @@ pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host)
     c->peer_timeout_ns = (uint64_t)v[K_PEER_TIMEOUT] * 1000000;
     c->slice_gap_ns = v[K_SLICE_GAP_US] * 1000;
     c->hang_dump_ns = (uint64_t)v[K_HANG_DUMP_MS] * 1000000;
+    c->spread = (int)v[K_SPREAD];
     k->trace = (int)v[K_TRACE_LAT];
     c->wait_spin_ns = (uint64_t)v[K_WAIT_SPIN_US] * 1000;
     c->slice_align = (int)v[K_SLICE_ALIGN];
@@ -184,13 +190,13 @@ pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host)
  * data), so a communicator whose ranks differ is refused at init. */
 static const char *const shape_knobs[PCCL_SHAPE_N] = {"PCCL_BACKEND", "PCCL_BLOCKS",     "PCCL_THREADS",
                                                       "PCCL_CHUNK_BYTES", "PCCL_SLOTS", "PCCL_INTERLEAVE",
-                                                      "PCCL_DYNAMIC", "PCCL_PROTO", "PCCL_ALGO"};
+                                                      "PCCL_DYNAMIC", "PCCL_PROTO", "PCCL_ALGO", "PCCL_SPREAD"};
 
 void pccl_ring_shape(const pcclComm_t c, int64_t s[PCCL_SHAPE_N])
 {
     const pccl_knobs *k = &c->G.k;
     const int64_t v[PCCL_SHAPE_N] = {c->be == &pccl_host_backend, k->blocks, k->threads, c->chunk_bytes,
-                                     k->slots, k->interleave, k->dynamic, c->proto, c->algo};
+                                     k->slots, k->interleave, k->dynamic, c->proto, c->algo, c->spread};
     memcpy(s, v, sizeof v);
 }
 

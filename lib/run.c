@@ -12,6 +12,8 @@ static int coll_id_ok(pcclComm_t c, int id) { return id >= 0 && id < c->ncolls &
  * behaviour on the host), then the backend's checks (memory, size). */
 static pcclResult_t check_buf(pcclComm_t c, const pccl_hcoll *h, const void *p, size_t bytes, const char *what)
 {
+    if ((uintptr_t)p & ~(uintptr_t)PCCL_SQ_PTR_MASK) /* the SQ has 48 bits for it (core.h, "SQ") */
+        return pccl_err(c, pcclInvalidArgument, "pcclRun: %s %p is above the 48-bit address space", what, p);
     if (p && bytes && (uintptr_t)p % h->dev.esize)
         return pccl_err(c, pcclInvalidArgument, "pcclRun: %s %p is not aligned to its datatype's %d bytes", what, p,
                         (int)h->dev.esize);
@@ -48,17 +50,17 @@ pcclResult_t pccl_run_check_locked(pcclComm_t c, const char *fn, int id, const v
     return r;
 }
 
-/* Buffers first, the SQ entry last (release): a daemon that sees the entry
- * sees everything.  Block 0 hands it on to the other blocks that take part
- * (core.h, "SQ"). */
+/* The record's words, each tagged with the entry's lap, the first last
+ * (release): a daemon that sees it sees the input, and a word with the
+ * right tag is this invocation's (core.h, "SQ").  Block 0 hands it
+ * on to the other blocks that take part. */
 pcclResult_t pccl_submit_locked(pcclComm_t c, int id, const void *sendbuff, void *recvbuff, uint32_t gated)
 {
     c->colls[id].inflight = 1;
-    c->G.args[id].sendbuf = sendbuff;
-    c->G.args[id].recvbuf = recvbuff;
     uint64_t t = c->sq_tail++;
     pccl_trace_submit_locked(c, &c->colls[id]);
-    pccl_st_rel(&c->G.sq[t % (uint64_t)c->G.k.depth], (((t + 1) & 0xffffffffull) << 32) | (uint32_t)id | gated);
+    uint64_t depth = (uint64_t)c->G.k.depth;
+    pccl_sq_write(&c->G.sq[t % depth], t, depth, (uint32_t)id | gated, sendbuff, recvbuff);
     c->submitted++;
     pthread_cond_signal(&c->poll_cv); /* a sleeping poller watches from now on */
     /* Seen running by the poller a moment ago: no stream query (driver time

@@ -42,6 +42,12 @@ typedef struct {
 } pccl_job;
 
 enum { PCCL_CMD_RUN, PCCL_CMD_QUIT };
+/* SQ records block 0 reads in one look (pccl_sq_read; -D to change), and
+ * completions a block posts behind one fence (pccl_flush_done), at most. */
+#ifndef PCCL_SQ_BATCH
+#define PCCL_SQ_BATCH 1 /* 4: back to back a little faster, the round trip 1-4 us slower (one H100) */
+#endif
+#define PCCL_DONE_MAX 16
 /* What the block does after a decision point: the job is ready (EXEC), the
  * collective completed or was preempted (STOP), the pass is over (END), the
  * leader must post the step and decide after the data is complete (LATE). */
@@ -69,6 +75,12 @@ typedef struct {
     pccl_job job[2];  /* the step being moved, and the next one */
     pccl_blk_stats st;
     int32_t *tq;      /* task queue: collective ids, in scheduling order */
+    /* Completions not yet posted (pccl_flush_done): the collective and its
+     * invocation, in the order they completed. */
+    int32_t ndone;
+    int32_t done_id[PCCL_DONE_MAX];
+    uint64_t done_inv[PCCL_DONE_MAX];
+    uint64_t sqw[PCCL_SQ_BATCH][3]; /* block 0: the records one look at the SQ found */
 } pccl_blk;
 
 PCCL_FN uint64_t pccl_rand(uint64_t *s)
@@ -87,6 +99,10 @@ PCCL_FN int64_t pccl_threshold(const pccl_knobs *k, int pos)
     return t > k->spin_min ? t : k->spin_min;
 }
 
+/* PCCL_PROFILE: the leader reads the clock around each phase (else every
+ * time figure stays 0: the clock reads are skipped, and t_exec stays 0). */
+#define PCCL_PROF(G) ((G)->k.profile)
+
 /* ---- SQ: fetch new invocations into the task queue ---------------------- */
 
 PCCL_FN void pccl_enqueue(pccl_blk *S, const pccl_gpu *G, int32_t id)
@@ -99,57 +115,154 @@ PCCL_FN void pccl_enqueue(pccl_blk *S, const pccl_gpu *G, int32_t id)
     S->tq[i] = id;
 }
 
-/* Block 0 hands an invocation on to the other blocks that take part: the
- * buffers, then (one fence) an entry in each one's SQ in device memory. */
-PCCL_FN void pccl_hand_on(const pccl_gpu *G, uint32_t raw, pccl_args a)
+/* Block 0 hands an invocation on to the other blocks that take part (first
+ * .. first+used-1, core.h pccl_first_block): the buffers, then (one fence)
+ * an entry in each one's SQ in device memory.  Returns whether block 0
+ * takes part itself. */
+PCCL_FN int pccl_hand_on(const pccl_gpu *G, uint32_t raw, pccl_args a)
 {
     int32_t id = (int32_t)(raw & PCCL_SQ_ID_MASK);
-    uint32_t used = G->colls[id].used;
-    if (used < 2) return;
+    uint32_t used = G->colls[id].used, first = G->colls[id].first;
+    if (first == 0 && used < 2) return 1;
     G->dargs[id] = a;
     pccl_fence_rel_gpu();
-    for (uint32_t o = 1; o < used; o++) {
+    for (uint32_t o = first ? first : 1; o < first + used; o++) {
         uint64_t t = G->dsq_tail[o]++;
         pccl_st_post_gpu(&G->dsq[(size_t)o * G->k.depth + t % G->k.depth], ((t + 1) & 0xffffffffull) << 32 | raw);
     }
+    return first == 0;
+}
+
+/* A fetched invocation into the block's context and task queue. */
+PCCL_FN void pccl_take(pccl_blk *S, const pccl_gpu *G, int b, uint32_t raw, pccl_args a, uint64_t now)
+{
+    int32_t id = (int32_t)(raw & PCCL_SQ_ID_MASK);
+    pccl_ctx *x = &G->ctx[(size_t)id * G->k.blocks + b];
+    x->group = (uint64_t)b - G->colls[id].first; /* block first+g starts with group g */
+    x->loop = 0;
+    x->step = 0;
+    x->next = 0;
+    x->inv++;
+    x->gated = (raw & PCCL_SQ_GATED) != 0;
+    x->sendbuf = a.sendbuf;
+    x->recvbuf = a.recvbuf;
+    x->t_fetch = now;
+    pccl_enqueue(S, G, id);
+}
+
+/* Block 0's look at the host's SQ across PCIe: the head record alone (one
+ * 16-byte load: an idle look costs one round trip), and where it is there,
+ * the next PCCL_SQ_BATCH - 1 records with all their loads issued before the
+ * first is waited for.  The records there among the first k (a prefix) go
+ * to out (core.h, pccl_sq_decode); returns how many. */
+#ifdef __CUDA_ARCH__
+/* Its own frame, with nothing else live: the words stay in registers (the
+ * kernel has 64 a thread: inlined into the loop, ptxas spilled, and a spill
+ * store waits for its load: one round trip each again). */
+__device__ __noinline__
+#else
+static
+#endif
+int pccl_sq_read(const pccl_sqe *sq, uint64_t depth, uint64_t head, int k, uint64_t (*out)[3])
+{
+    uint64_t slot = head % depth, w[2];
+    if (k < 1) return 0;
+    pccl_ld_pair(sq[slot].w, w);
+    if (!pccl_sq_decode(w, head, depth, out[0])) return 0;
+    int n = 1;
+#if PCCL_SQ_BATCH > 1
+    uint64_t v[PCCL_SQ_BATCH - 1][2];
+#ifdef __CUDA_ARCH__
+#pragma unroll /* constant indices: the words stay in registers */
+#endif
+    for (int i = 0; i < PCCL_SQ_BATCH - 1; i++) { /* straight-line loads, no branch between them */
+        slot = slot + 1 == depth ? 0 : slot + 1;
+        pccl_ld_pair(sq[slot].w, v[i]);
+    }
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+    for (int i = 1; i < PCCL_SQ_BATCH; i++)
+        if (i < k && n == i && pccl_sq_decode(v[i - 1], head + (uint64_t)i, depth, out[i])) n++;
+#endif
+    return n;
+}
+
+/* Block 0 takes what one look at the host's SQ finds (pccl_sq_read), in
+ * order, with one acquire fence for the batch.  Returns how many. */
+PCCL_FN int pccl_fetch_host(pccl_blk *S, const pccl_gpu *G, uint64_t now)
+{
+    int k = G->k.depth - S->tq_len;
+    int n = pccl_sq_read(G->sq, (uint64_t)G->k.depth, S->sq_head, k < PCCL_SQ_BATCH ? k : PCCL_SQ_BATCH, S->sqw);
+    if (!n) return 0;
+    pccl_fence_acq();
+    for (int i = 0; i < n; i++) {
+        uint32_t raw = (uint32_t)S->sqw[i][0];
+        pccl_args a;
+        a.sendbuf = (const void *)(uintptr_t)S->sqw[i][1];
+        a.recvbuf = (void *)(uintptr_t)S->sqw[i][2];
+        if (pccl_hand_on(G, raw, a)) pccl_take(S, G, 0, raw, a, now);
+    }
+    S->sq_head += (uint64_t)n;
+    return n;
 }
 
 /* Takes the new entries of the block's SQ (block 0: the host's, in pinned
- * memory; the others: the one block 0 fills) into the task queue. */
+ * memory; the others: the one block 0 fills, in device memory) into the
+ * task queue. */
 PCCL_FN int pccl_fetch(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
 {
     int n = 0;
-    uint64_t *sq = b == 0 ? G->sq : G->dsq + (size_t)b * G->k.depth;
+    if (b == 0) {
+        /* In FIFO order one batch a pass: a look that finds the next record
+         * not there yet costs a round trip, which the invocations just
+         * fetched would wait for, and the records left run after them
+         * anyway (the next pass fetches them).  With priorities, all that
+         * are there are fetched first, so the highest of them runs first;
+         * chaos keeps its choice among all. */
+        int got;
+        do n += got = pccl_fetch_host(S, G, now);
+        while (got == PCCL_SQ_BATCH && (G->k.order != 0 || G->k.chaos));
+        return n;
+    }
+    uint64_t *sq = G->dsq + (size_t)b * G->k.depth;
     while (S->tq_len < G->k.depth) {
         uint64_t e = pccl_ld_acq(&sq[S->sq_head % G->k.depth]);
         if ((e >> 32) != ((S->sq_head + 1) & 0xffffffffull)) break;
         uint32_t raw = (uint32_t)e;
-        int32_t id = (int32_t)(raw & PCCL_SQ_ID_MASK);
-        pccl_args a = b == 0 ? G->args[id] : G->dargs[id]; /* one 16-byte read */
-        if (b == 0) pccl_hand_on(G, raw, a);
-        pccl_ctx *x = &G->ctx[(size_t)id * G->k.blocks + b];
-        x->group = (uint64_t)b;
-        x->loop = 0;
-        x->step = 0;
-        x->next = 0;
-        x->inv++;
-        x->gated = (raw & PCCL_SQ_GATED) != 0;
-        x->sendbuf = a.sendbuf;
-        x->recvbuf = a.recvbuf;
-        x->t_fetch = now;
-        pccl_enqueue(S, G, id);
+        pccl_take(S, G, b, raw, G->dargs[raw & PCCL_SQ_ID_MASK], now); /* one 16-byte read */
         S->sq_head++;
         n++;
-        /* Block 0 reads the host's SQ across PCIe: a look that finds the
-         * next entry not there yet costs a round trip (about 1 us), and the
-         * invocation just fetched would wait for it.  In FIFO order the
-         * entries left run in the order they come anyway: the next pass
-         * fetches them.  (With priorities, all that are there are fetched
-         * first, so the highest of them runs first; chaos keeps its
-         * choice among all.) */
-        if (b == 0 && G->k.order == 0 && !G->k.chaos) break;
     }
     return n;
+}
+
+/* ---- CQ: post completions --------------------------------------------- */
+
+/* Posts the completions the block has gathered: one release fence, then
+ * relaxed stores, as a step's post: the outputs (the movers wrote them
+ * before a barrier) before each completion flag a stream may wait on
+ * (lib/stream.c: invocation `inv` is complete) and CQ entry, in the order
+ * the collectives completed, on consecutive tickets.  A system-scope fence
+ * costs about a microsecond on the GPU: one per invocation was on the
+ * critical path of every small collective back to back
+ * (results/hostpath/b2b-split.md); now one per pass, or per wait (pccl_wait:
+ * a collective that waits for its peers does not hold back the completions
+ * before it). */
+PCCL_FN void pccl_flush_done(pccl_blk *S, const pccl_gpu *G)
+{
+    int n = S->ndone;
+    if (!n) return;
+    uint64_t t0 = PCCL_PROF(G) ? PCCL_NOW_NS() : 0;
+    uint64_t t = pccl_add_gpu(G->cq_ticket, (uint64_t)n);
+    pccl_fence_rel();
+    for (int i = 0; i < n; i++) {
+        int32_t id = S->done_id[i];
+        pccl_st_post(&G->fin[id], S->done_inv[i]);
+        pccl_st_post(&G->cq[(t + (uint64_t)i) % (uint64_t)G->k.depth], ((t + (uint64_t)i + 1) << 32) | (uint32_t)id);
+    }
+    S->ndone = 0;
+    if (PCCL_PROF(G)) S->st.ns_cq += PCCL_NOW_NS() - t0;
 }
 
 /* ---- the leader's decisions --------------------------------------------- */
@@ -363,7 +476,10 @@ PCCL_FN void pccl_plan(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
  * the active slot.  Returns 0 at the end of the pass. */
 PCCL_FN int pccl_pick(pccl_blk *S, const pccl_gpu *G, int b)
 {
-    if (S->cut || S->pos >= S->tq_len) return 0;
+    if (S->cut || S->pos >= S->tq_len) { /* the pass is over: post what it completed */
+        pccl_flush_done(S, G);
+        return 0;
+    }
     if (G->k.chaos) { /* chaos: any queued collective may run next */
         int j = S->pos + (int)(pccl_rand(&S->rng) % (uint64_t)(S->tq_len - S->pos));
         int32_t t = S->tq[S->pos]; S->tq[S->pos] = S->tq[j]; S->tq[j] = t;
@@ -378,7 +494,7 @@ PCCL_FN int pccl_pick(pccl_blk *S, const pccl_gpu *G, int b)
 
 PCCL_FN char *pccl_conn(char *arena, const pccl_coll *c, const pccl_gpu *G, int b)
 {
-    return arena + c->conn_off + (size_t)b * pccl_conn_stride(c, G->k.slots);
+    return arena + c->conn_off + (size_t)(b - (int)c->first) * pccl_conn_stride(c, G->k.slots);
 }
 
 /* One look at the step's connectors: is its input there (RECV) and its
@@ -439,6 +555,7 @@ PCCL_FN void pccl_fill(const pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
 PCCL_FN int pccl_wait(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
 {
     for (int64_t i = 0; !pccl_ready(S, G, b); i++) {
+        if (i == 0) pccl_flush_done(S, G); /* the completions before it need not wait too */
         /* a sticky threshold is thousands of polls: the slice may end inside */
         if (i >= S->th || ((i & 63) == 63 && pccl_cut_now(S, G))) return 0;
         PCCL_POLL_PAUSE(i);
@@ -530,7 +647,8 @@ PCCL_FN void pccl_post(pccl_blk *S, const pccl_gpu *G, int b)
 }
 
 /* The collective finished on this block: save, dequeue, and if this block is
- * the last of the GPU to finish it, post its CQ entry. */
+ * the last of the GPU to finish it, gather its completion for
+ * pccl_flush_done. */
 PCCL_FN void pccl_complete(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
 {
     G->ctx[(size_t)S->cur * G->k.blocks + b] = S->act;
@@ -545,19 +663,13 @@ PCCL_FN void pccl_complete(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
         if (pccl_add_gpu(&G->done[S->cur], 1) + 1 < (uint64_t)used) return;
         G->done[S->cur] = 0; /* no block touches it again before the next invocation */
     }
-    uint64_t t = pccl_add_gpu(G->cq_ticket, 1);
     if (G->k.trace) { /* PCCL_TRACE_LAT (lib/trace.c): read by the poller after the CQ entry */
         pccl_st_rlx(&G->tstamp[2 * (size_t)S->cur], S->act.t_fetch);
         pccl_st_rlx(&G->tstamp[2 * (size_t)S->cur + 1], PCCL_NOW_NS());
     }
-    /* One release fence, then relaxed stores, as a step's post: the output
-     * (the movers wrote it before the barrier) before the completion flag a
-     * stream may wait on (lib/stream.c: invocation `inv` is complete) and
-     * the CQ entry.  A full fence and two release stores cost three
-     * system-scope fences on the GPU, on every invocation's critical path. */
-    pccl_fence_rel();
-    pccl_st_post(&G->fin[S->cur], S->act.inv);
-    pccl_st_post(&G->cq[t % G->k.depth], ((t + 1) << 32) | (uint32_t)S->cur);
+    if (S->ndone == PCCL_DONE_MAX) pccl_flush_done(S, G);
+    S->done_id[S->ndone] = S->cur;
+    S->done_inv[S->ndone++] = S->act.inv;
 }
 
 /* The collective is stuck: save what it did (only if it progressed: lazy
@@ -589,6 +701,7 @@ PCCL_FN void pccl_publish(const pccl_blk *S, const pccl_gpu *G, int b)
 
 PCCL_FN void pccl_end(pccl_blk *S, const pccl_gpu *G, int b)
 {
+    pccl_flush_done(S, G); /* none left by a pass; kept in case a quit ever comes mid-pass */
     G->saved[b].sq_head = S->sq_head;
     G->saved[b].tq_len = (uint32_t)S->tq_len;
     G->saved[b].pos = S->cut ? (uint32_t)S->pos : 0;
@@ -607,10 +720,6 @@ PCCL_FN void pccl_end(pccl_blk *S, const pccl_gpu *G, int b)
 }
 
 /* ---- the daemon's loop (all threads of the block run it) ----------------- */
-
-/* PCCL_PROFILE: the leader reads the clock around each phase (else every
- * time figure stays 0: the clock reads are skipped, and t_exec stays 0). */
-#define PCCL_PROF(G) ((G)->k.profile)
 
 /* The leader, after picking a collective or settling a step: waits for the
  * next step's connectors.  EXEC: the job is ready; STOP: it was preempted. */
@@ -657,9 +766,10 @@ PCCL_FN int pccl_settle(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *next)
     u = PCCL_PROF(G) ? PCCL_NOW_NS() : 0;
     S->st.ns_commit += u - t;
     if (S->more) return pccl_try(S, G, b, next);
+    uint64_t cq0 = S->st.ns_cq;
     pccl_complete(S, G, b, u);
     if (PCCL_PROF(G)) {
-        S->st.ns_cq += PCCL_NOW_NS() - u;
+        S->st.ns_cq = cq0 + (PCCL_NOW_NS() - u); /* a flush inside (a full list) counted once */
         pccl_publish(S, G, b);
     }
     return PCCL_DEC_STOP;

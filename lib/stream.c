@@ -10,7 +10,7 @@
  * when nothing progresses (so a cudaDeviceSynchronize() or an implicit
  * synchronization can return) and is relaunched by the poller while the
  * invocation is outstanding.  At completion the daemon stores n into the
- * collective's fin flag (scheduler.h, pccl_complete), and pcclStreamWaitRun
+ * collective's fin flag (scheduler.h, pccl_flush_done), and pcclStreamWaitRun
  * enqueues a wait until fin >= n before the stream's later work.  No host
  * thread waits for anything.
  *

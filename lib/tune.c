@@ -53,7 +53,9 @@ int pccl_pick_algo(int knob, int type, uint64_t bytes, int nranks)
  * 12.6); two ranks sharing the GPU (LL, direct), 17.1-19.0 us against
  * 20.8-22.7 from 128 B to 8 KiB, but 25.8 against 23.5 at 32 KiB and twice
  * the time from 128 KiB.  So one block up to 8 KiB, at any rank count
- * (not yet measured on 2+ GPUs); the host backend as before. */
+ * (not yet measured on 2+ GPUs); the host backend as before.  Which block:
+ * 0, or with PCCL_SPREAD=1 id % blocks (core.h, pccl_first_block), so that
+ * small collectives of different ids run side by side. */
 #define ONE_BLOCK_MAX (8u << 10)
 
 uint64_t pccl_pick_min_blocks(uint64_t bytes, uint64_t threads, int host)

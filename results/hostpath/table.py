@@ -1,7 +1,8 @@
 # results/hostpath/table.py DIR: the tables of results/hostpath/README.md from DIR/perf.csv
 # (pccl-perf rows, out of place, with a variant column and either a ranks column: the interim
 # run, or a run column: the final run, whose repeats become variant#run) and the nccl-tests
-# lines of DIR/log.txt (-z 0: b2b, -z 1: rt).  Time per operation in us.
+# lines of DIR/log.txt (-z 0 or none: b2b, -z 1: rt; a second run of the same is nccl-tests#2).
+# Time per operation in us.
 import collections, csv, re, sys
 
 d = sys.argv[1]
@@ -15,19 +16,24 @@ for r in csv.DictReader(open(d + '/perf.csv')):
     T[(ranks, int(r['size']), r['timing'])][v] = float(r['time_us'])
     if v not in vs:
         vs.append(v)
-cur = None
+cur, ncv = None, []
 for l in open(d + '/log.txt'):
-    m = re.match(r'== (?:env \S+ )?\./nccl-tests/all_reduce_perf -g (\d) .* -z (\d)', l)
-    if m:
-        cur = (m.group(1), 'b2b' if m.group(2) == '0' else 'rt')
+    m = re.match(r'== (?:env \S+ )?\./nccl-tests/all_reduce_perf (.*)', l)
+    if m:  # -g GPUs, -z 0 (default): back to back, -z 1: a wait after each
+        g, z = re.search(r'-g (\d+)', m.group(1)), re.search(r'-z (\d)', m.group(1))
+        cur = (g.group(1) if g else '1', 'rt' if z and z.group(1) == '1' else 'b2b')
         continue
     if l.startswith('=='):
         cur = None
         continue
     f = l.split()
     if cur and len(f) > 6 and f[0].isdigit():
-        T[(cur[0], int(f[0]), cur[1])]['nccl-tests'] = float(f[5])
-vs.append('nccl-tests')
+        row = T[(cur[0], int(f[0]), cur[1])]
+        n = 'nccl-tests' if 'nccl-tests' not in row else 'nccl-tests#%d' % (1 + sum(k.startswith('nccl-tests') for k in row))
+        row[n] = float(f[5])
+        if n not in ncv:
+            ncv.append(n)
+vs += ncv
 print('| ranks | size (B) | timing | ' + ' | '.join(vs) + ' |')
 print('|' + '---|' * (3 + len(vs)))
 for k in sorted(T):

@@ -125,6 +125,12 @@ static void h2d(int dev, void *dst, const void *src, size_t n)
     if (opt_host) { memcpy(dst, src, n); return; }
     CUDA(cudaSetDevice(dev));
     CUDA(cudaMemcpy(dst, src, n, cudaMemcpyHostToDevice));
+    /* From pageable memory cudaMemcpy may return before the DMA has landed
+     * (CUDA's "API synchronization behavior"), and the daemon runs on a
+     * stream of its own: a collective invoked next could read the input
+     * before it arrives, or write its output before the poison fill does
+     * (seen once: an all-reduce's whole output 0xa5 on one H100). */
+    CUDA(cudaStreamSynchronize(0));
 }
 
 static void d2h(int dev, void *dst, const void *src, size_t n)

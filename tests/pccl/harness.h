@@ -29,6 +29,7 @@ int pt_register_share(void);
 int pt_register_proto(void);
 int pt_register_hostpath(void);
 int pt_register_dump(void);
+int pt_register_sqcq(void);
 
 /* A failed CUnit assertion carrying a formatted message (also printed to
  * stderr).  Main thread only (CUnit is not thread-safe): worker threads count

@@ -1,0 +1,193 @@
+/* The SQ/CQ records of the scheduling core (core.h "SQ", scheduler.h),
+ * unit by unit on the host (the GPU runs the same functions): block 0's
+ * batched look at the SQ takes exactly the records that are there, in
+ * order, and no record a word of which is still old; the completions a
+ * block gathered go out on consecutive tickets, in order, each with its
+ * completion flag.  End to end, every host suite runs them. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../lib/host/host.h"
+#include "harness.h"
+
+#define SQ_DEPTH 6
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+
+static char buf_a[64], buf_b[64], buf_c[64], buf_d[64];
+static char *const bufs[4] = {buf_a, buf_b, buf_c, buf_d};
+
+/* Entries first .. first+n-1 written as the host writes them: entry t names
+ * collective 10 + t - first (plus `id_hi`), its buffers from bufs. */
+static void sq_fill(pccl_sqe *sq, uint64_t first, int n, uint32_t id_hi)
+{
+    for (int i = 0; i < n; i++) {
+        uint64_t t = first + (uint64_t)i;
+        pccl_sq_write(&sq[t % SQ_DEPTH], t, SQ_DEPTH, (uint32_t)(10 + i) | id_hi, bufs[i % 4], bufs[(i + 1) % 4]);
+    }
+}
+
+/* out[0..n) as sq_fill wrote them. */
+static void sq_expect(uint64_t (*out)[3], int n, uint32_t id_hi)
+{
+    for (int i = 0; i < n; i++) {
+        PT_CHECK(out[i][0] == ((uint64_t)(10 + i) | id_hi), "record %d: id word %llx", i,
+                 (unsigned long long)out[i][0]);
+        PT_CHECK(out[i][1] == (uint64_t)(uintptr_t)bufs[i % 4], "record %d sendbuf", i);
+        PT_CHECK(out[i][2] == (uint64_t)(uintptr_t)bufs[(i + 1) % 4], "record %d recvbuf", i);
+    }
+}
+
+static void test_sq_batch(void)
+{
+    static pccl_sqe sq[SQ_DEPTH];
+    uint64_t out[PCCL_SQ_BATCH][3];
+    memset(sq, 0, sizeof sq);
+    /* Never written: nothing there (lap 0's tag is not 0). */
+    PT_CHECK(pccl_sq_read(sq, SQ_DEPTH, 0, PCCL_SQ_BATCH, out) == 0, "empty SQ");
+    /* Entries 0..4 taken; 5, 6, 7 queued, wrapping past the ring's end
+     * (slots 5, 0, 1: lap 1 in the last two); slot 2 still holds entry 2. */
+    sq_fill(sq, 0, 5, 0);
+    sq_fill(sq, 5, 3, 0);
+    int three = MIN(3, PCCL_SQ_BATCH);
+    memset(out, 0, sizeof out);
+    PT_CHECK(pccl_sq_read(sq, SQ_DEPTH, 5, PCCL_SQ_BATCH, out) == three, "three queued, %d taken", three);
+    sq_expect(out, three, 0);
+    /* Only as many as the task queue has room for. */
+    PT_CHECK(pccl_sq_read(sq, SQ_DEPTH, 5, 2, out) == MIN(2, PCCL_SQ_BATCH), "room for two");
+    PT_CHECK(pccl_sq_read(sq, SQ_DEPTH, 5, 1, out) == 1, "room for one");
+    PT_CHECK(pccl_sq_read(sq, SQ_DEPTH, 5, 0, out) == 0, "no room");
+    /* A record with one word new and the other still the slot's previous
+     * occupant's (the host's stores seen out of order) is not there yet, nor
+     * is any after it. */
+    uint64_t keep[2] = {sq[0].w[0], sq[0].w[1]};
+    sq[0].w[1] = pccl_sq_tag(0, SQ_DEPTH) | (uint64_t)(uintptr_t)buf_d; /* entry 6's slot, entry 0's word */
+    PT_CHECK(pccl_sq_read(sq, SQ_DEPTH, 5, PCCL_SQ_BATCH, out) == 1, "a stale recvbuf word stops the batch");
+    sq[0].w[1] = keep[1];
+    sq[0].w[0] = pccl_sq_tag(0, SQ_DEPTH) | (uint64_t)(uintptr_t)buf_d;
+    PT_CHECK(pccl_sq_read(sq, SQ_DEPTH, 5, PCCL_SQ_BATCH, out) == 1, "a stale sendbuf word too");
+    sq[0].w[0] = keep[0];
+    sq[5].w[1] = 0; /* entry 5's word never written */
+    PT_CHECK(pccl_sq_read(sq, SQ_DEPTH, 5, PCCL_SQ_BATCH, out) == 0, "a stale head: none");
+    /* Across the tags' wrap (lap 7 has tag 0, lap 8 tag 1), with ids past
+     * the first word's 12 bits, and gated. */
+    uint64_t firsts[] = {7 * SQ_DEPTH - 2, 8 * SQ_DEPTH - 1, 1000003};
+    uint32_t hi[] = {0x5000, 0x80000000u | 0x1fff000, 0x80000000u};
+    for (size_t f = 0; f < sizeof firsts / sizeof *firsts; f++) {
+        memset(sq, 0, sizeof sq);
+        sq_fill(sq, firsts[f] - SQ_DEPTH, SQ_DEPTH, 0); /* the slots' previous occupants */
+        sq_fill(sq, firsts[f], 4, hi[f]);
+        memset(out, 0, sizeof out);
+        int four = MIN(4, PCCL_SQ_BATCH);
+        PT_CHECK(pccl_sq_read(sq, SQ_DEPTH, firsts[f], PCCL_SQ_BATCH, out) == four, "entry %llu: %d",
+                 (unsigned long long)firsts[f], four);
+        sq_expect(out, four, hi[f]);
+        PT_CHECK(pccl_sq_read(sq, SQ_DEPTH, firsts[f] + 4, PCCL_SQ_BATCH, out) == 0, "entry %llu: then none",
+                 (unsigned long long)firsts[f]);
+    }
+    /* A pointer above 48 bits (an unused one is not checked) leaves the tag. */
+    memset(sq, 0, sizeof sq);
+    pccl_sq_write(&sq[0], 0, SQ_DEPTH, 3, (const void *)(uintptr_t)~(uintptr_t)0, buf_a);
+    PT_CHECK(pccl_sq_read(sq, SQ_DEPTH, 0, PCCL_SQ_BATCH, out) == 1, "an unused wild pointer");
+    PT_CHECK(out[0][0] == 3 && out[0][1] == PCCL_SQ_PTR_MASK && out[0][2] == (uint64_t)(uintptr_t)buf_a,
+             "its bits masked");
+}
+
+/* A buffer pcclRun cannot put in the SQ is refused by name. */
+static void test_sq_wild_pointer(void)
+{
+    pcclComm_t c[1];
+    pcclConfig_t cfg = pt_config(1, 256);
+    if (pt_init(c, 1, &cfg)) return;
+    int id;
+    PT_OK(pcclRegisterAllReduce(c[0], 16, pcclInt32, pcclSum, 0, &id));
+    int32_t buf[16];
+    PT_ERR(pcclInvalidArgument, pcclRun(c[0], id, (void *)((uintptr_t)1 << 60), buf, NULL, NULL));
+    PT_CHECK(strstr(pcclGetLastError(c[0]), "48-bit") != NULL, "message: %s", pcclGetLastError(c[0]));
+    PT_OK(pcclCommDestroy(c[0]));
+}
+
+static void test_cq_flush(void)
+{
+    enum { DEPTH = 4, COLLS = 8 };
+    uint64_t cq[DEPTH], fin[COLLS], ticket = DEPTH - 1; /* the next entries wrap past the ring's end */
+    memset(cq, 0, sizeof cq);
+    memset(fin, 0, sizeof fin);
+    pccl_gpu G;
+    memset(&G, 0, sizeof G);
+    G.k.depth = DEPTH;
+    G.cq = cq;
+    G.fin = fin;
+    G.cq_ticket = &ticket;
+    pccl_blk S;
+    memset(&S, 0, sizeof S);
+    pccl_flush_done(&S, &G);
+    PT_CHECK(ticket == DEPTH - 1 && !cq[0] && !cq[DEPTH - 1], "nothing gathered: nothing posted");
+    int32_t ids[3] = {5, 2, 7};
+    uint64_t invs[3] = {9, 1, 4};
+    for (int i = 0; i < 3; i++) {
+        S.done_id[S.ndone] = ids[i];
+        S.done_inv[S.ndone++] = invs[i];
+    }
+    pccl_flush_done(&S, &G);
+    PT_CHECK(S.ndone == 0 && ticket == DEPTH + 2, "three tickets taken, ndone %d ticket %llu", S.ndone,
+             (unsigned long long)ticket);
+    for (int i = 0; i < 3; i++) {
+        uint64_t t = DEPTH - 1 + (uint64_t)i;
+        PT_CHECK(cq[t % DEPTH] == ((t + 1) << 32 | (uint64_t)ids[i]), "ticket %llu: %llx",
+                 (unsigned long long)t, (unsigned long long)cq[t % DEPTH]);
+        PT_CHECK(fin[ids[i]] == invs[i], "collective %d: invocation %llu complete", ids[i],
+                 (unsigned long long)fin[ids[i]]);
+    }
+}
+
+/* Small collectives (one group: one block) of different ids run on
+ * different blocks, block id % blocks (core.h, pccl_first_block), block 0
+ * handing each on: exact results on 3 ranks in opposite orders (each
+ * block's ring must still meet the same block on every rank, and preempt),
+ * and every block completes its share, no other. */
+static void test_spread(void)
+{
+    enum { RANKS = 3, BLOCKS = 4, CASES = 8 };
+    pcclComm_t c[RANKS];
+    pcclConfig_t cfg = pt_config(BLOCKS, 256);
+    pt_begin("sqcq: small collectives spread over the blocks", 120);
+    setenv("PCCL_SPREAD", "1", 1);
+    int bad = pt_init(c, RANKS, &cfg);
+    unsetenv("PCCL_SPREAD");
+    if (bad) { pt_end(); return; }
+    pt_case cases[CASES];
+    memset(cases, 0, sizeof cases);
+    for (int i = 0; i < CASES; i++) /* 16 floats or fewer: one loop, one group */
+        cases[i].c = (ck_coll){(pcclCollType_t)(i % 5), pcclFloat, pcclSum, i % RANKS, 2 + (size_t)i, RANKS};
+    /* Opposite orders on queues of two: each block's head waits its sticky
+     * threshold for a peer on the other collective (on a loaded host, polls
+     * of sched_yield: 2-6 s for 3 rounds with a second copy running, 1-2 s
+     * unspread), so 2 rounds. */
+    enum { ROUNDS = 2 };
+    PT_CHECK(pt_run_cases(c, RANKS, cases, CASES, 7, ROUNDS, 1) == 0, "wrong results");
+    for (int r = 0; r < RANKS; r++) PT_OK(pcclDeviceSynchronize(c[r])); /* the blocks' counts published */
+    for (int r = 0; r < RANKS; r++)
+        for (int b = 0; b < BLOCKS; b++) {
+            pcclStats_t st;
+            PT_OK(pcclCommGetBlockStats(c[r], b, &st));
+            /* ids b, b + BLOCKS: ROUNDS invocations each */
+            PT_CHECK(st.blockCompletions == (uint64_t)ROUNDS * (CASES / BLOCKS),
+                     "rank %d block %d completed %llu invocations, not %d", r, b,
+                     (unsigned long long)st.blockCompletions, ROUNDS * (CASES / BLOCKS));
+        }
+    pt_destroy(c, RANKS);
+    pt_end();
+}
+
+int pt_register_sqcq(void)
+{
+    CU_pSuite s = CU_add_suite("sqcq", NULL, NULL);
+    if (!s) return -1;
+    if (!CU_add_test(s, "SQ: one look takes the records there, in order, none with an old word", test_sq_batch) ||
+        !CU_add_test(s, "SQ: a buffer above 48 bits refused by name", test_sq_wild_pointer) ||
+        !CU_add_test(s, "CQ: gathered completions on consecutive tickets, in order, with their flags",
+                     test_cq_flush) ||
+        !CU_add_test(s, "small collectives of different ids run on different blocks, exact", test_spread))
+        return -1;
+    return 0;
+}
