@@ -56,16 +56,14 @@ static tl_err *tl_slot(pcclComm_t c)
     return &tl[old];
 }
 
-pcclResult_t pccl_err(pcclComm_t c, pcclResult_t r, const char *fmt, ...)
+/* mine: the calling thread's (a failed call), else the communicator's. */
+static pcclResult_t record(pcclComm_t c, pcclResult_t r, int mine, const char *fmt, va_list ap)
 {
     char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
     pthread_mutex_lock(&global_mu);
     uint64_t seq = ++err_count;
-    if (own_thread) { /* no caller to give it to: the communicator's */
+    if (!mine) { /* no caller to give it to: the communicator's */
         if (c) {
             snprintf(c->err, sizeof c->err, "%s", buf);
             c->err_seq = seq;
@@ -75,7 +73,7 @@ pcclResult_t pccl_err(pcclComm_t c, pcclResult_t r, const char *fmt, ...)
         }
     }
     pthread_mutex_unlock(&global_mu);
-    if (!own_thread) {
+    if (mine) {
         tl_err *e = tl_slot(c);
         e->c = c;
         e->seq = seq;
@@ -83,6 +81,24 @@ pcclResult_t pccl_err(pcclComm_t c, pcclResult_t r, const char *fmt, ...)
         tl_newest = (int)(e - tl);
     }
     if (getenv("PCCL_DEBUG")) fprintf(stderr, "pccl: %s: %s\n", pcclGetErrorString(r), buf);
+    return r;
+}
+
+pcclResult_t pccl_err(pcclComm_t c, pcclResult_t r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    r = record(c, r, !own_thread, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+pcclResult_t pccl_err_comm(pcclComm_t c, pcclResult_t r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    r = record(c, r, 0, fmt, ap);
+    va_end(ap);
     return r;
 }
 

@@ -49,10 +49,8 @@ void pccl_fail_locked(pcclComm_t c, uint64_t mask, const char *why)
         snprintf(what, sizeof what, "collective %d (%s)%s failed with pcclRemoteError", first,
                  coll_names[c->colls[first].dev.type % pcclNumColls], more);
     snprintf(c->fail_why, sizeof c->fail_why, "rank %d of %d: %s; %s", c->rank, c->nranks, why, what);
-    int own = pccl_err_own_thread(1); /* the communicator's state, whichever thread found it: every thread's */
-    pccl_err(c, pcclRemoteError, "%s (pcclCommAbort the communicator, then pcclCommShrink or a new one)",
-             c->fail_why);
-    pccl_err_own_thread(own);
+    pccl_err_comm(c, pcclRemoteError, "%s (pcclCommAbort the communicator, then pcclCommShrink or a new one)",
+                  c->fail_why); /* whichever thread found it: every thread's */
     /* The daemon stops for good before anything completes: the caller may
      * free its buffers as soon as its wait returns. */
     __atomic_store_n(&c->G.hdr->abort, 1u, __ATOMIC_RELEASE);

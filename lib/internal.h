@@ -187,6 +187,13 @@ pcclResult_t pccl_err(pcclComm_t c, pcclResult_t r, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* The same, the communicator's whichever thread raises it: its state (a
+ * peer found failed), which no call returned and every thread may ask for. */
+pcclResult_t pccl_err_comm(pcclComm_t c, pcclResult_t r, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 /* Marks the calling thread as pccl's own (1: the poller, a host stream's
  * thread) or the user's (0: a callback runs); returns the previous mark. */
 int pccl_err_own_thread(int own);

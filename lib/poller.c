@@ -127,9 +127,7 @@ static int drain(pcclComm_t c, int own)
         __atomic_store_n(&c->cq_head, t + 1, __ATOMIC_RELAXED);
         n++;
         if (!known) {
-            int mine = pccl_err_own_thread(1); /* no caller's: the communicator's */
-            pccl_err(c, pcclInternalError, "CQ entry for collective %d that is not in flight", id);
-            pccl_err_own_thread(mine);
+            pccl_err_comm(c, pcclInternalError, "CQ entry for collective %d that is not in flight", id);
             continue;
         }
         pccl_trace_seen_locked(c, id, own);
