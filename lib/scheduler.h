@@ -367,10 +367,18 @@ PCCL_FN int pccl_hold_done(const pccl_gpu *G)
  * episode seq:2621092749958767824 hung).  It leaves for idleness at its own
  * idle point, as block 0 does. */
 #define PCCL_QUIT_WORD(epoch, cut) ((epoch) << 1 | (uint64_t)(cut))
-PCCL_FN int pccl_may_quit(const pccl_blk *S, const pccl_gpu *G, int cut)
+/* Block 0's decision for this launch: -1 none yet, 1 it cut the launch, 0
+ * it ended it for idleness. */
+PCCL_FN int pccl_decided(const pccl_blk *S, const pccl_gpu *G)
 {
     uint64_t q = pccl_ld_gpu(G->quit);
-    if (q >> 1 == S->epoch && (q & 1 || !cut)) return 1;
+    return q >> 1 == S->epoch ? (int)(q & 1) : -1;
+}
+
+PCCL_FN int pccl_may_quit(const pccl_blk *S, const pccl_gpu *G, int cut)
+{
+    int d = pccl_decided(S, G);
+    if (d == 1 || (d == 0 && !cut)) return 1;
     if (S->blk != 0 || (pccl_ld_acq32(&G->hdr->hold) && !pccl_hold_done(G))) return 0;
     pccl_st_rel32(&G->hdr->quitting, 1);
     pccl_st_post_gpu(G->quit, PCCL_QUIT_WORD(S->epoch, cut));
@@ -392,8 +400,8 @@ PCCL_FN int pccl_cut_idle(pccl_blk *S, const pccl_gpu *G, uint64_t now, int idle
          * launch, or, past a slice of their own, once it ended it for
          * idleness (a peer may have come since, and its work must not keep
          * the launch past the slice with no one left to cut it). */
-        uint64_t q = pccl_ld_gpu(G->quit);
-        if (q >> 1 == S->epoch && (q & 1 || t >= (uint64_t)G->k.slice_ns)) pccl_mark_cut(S, now);
+        int d = pccl_decided(S, G);
+        if (d == 1 || (d == 0 && t >= (uint64_t)G->k.slice_ns)) pccl_mark_cut(S, now);
         return S->cut;
     }
     /* PCCL_SLICE_EARLY_US: a block with nothing to run may end a little
