@@ -326,6 +326,16 @@ static void test_teardown_from_callback(void)
     pt_end();
 }
 
+/* One rank and a 16-int32 sum all-reduce registered on it (KB6, KB10);
+ * 0 on success. */
+static int one_rank_allreduce(pcclComm_t c[1], int *id)
+{
+    pcclConfig_t cfg = pt_config(1, -1);
+    if (pt_init(c, 1, &cfg)) return -1;
+    PT_OK(pcclRegisterAllReduce(c[0], 16, pcclInt32, pcclSum, 0, id));
+    return 0;
+}
+
 /* KB6 (a hang; found by the fuzzer, callback mode CB_WAIT): pcclWait or
  * pcclWaitAll called from a callback of the same communicator waited for the
  * callback it runs in (in_callback, c->callbacks), or for completions only
@@ -353,11 +363,9 @@ static void test_wait_from_callback(void)
     if (!enabled("KB6 pcclWait/pcclWaitAll from a callback of the same communicator hang")) return;
     pt_begin("KB6", 60);
     pcclComm_t c[1];
-    pcclConfig_t cfg = pt_config(1, -1);
-    if (pt_init(c, 1, &cfg)) { pt_end(); return; }
     int id;
     int32_t s[16] = {0}, r[16];
-    PT_OK(pcclRegisterAllReduce(c[0], 16, pcclInt32, pcclSum, 0, &id));
+    if (one_rank_allreduce(c, &id)) { pt_end(); return; }
     kb6_arg a = {c[0], pcclSuccess, pcclSuccess, pcclInternalError, -1, ""};
     PT_OK(pcclRun(c[0], id, s, r, kb6_cb, &a));
     PT_OK(pcclWait(c[0], id));
@@ -524,11 +532,9 @@ static void test_last_error_per_thread(void)
     if (!enabled("KB10 one thread's failed call replaced another's last error")) return;
     pt_begin("KB10", 60);
     pcclComm_t c[1];
-    pcclConfig_t cfg = pt_config(1, -1);
-    if (pt_init(c, 1, &cfg)) { pt_end(); return; }
     int id;
     int32_t s[16] = {0}, r[16];
-    PT_OK(pcclRegisterAllReduce(c[0], 16, pcclInt32, pcclSum, 0, &id));
+    if (one_rank_allreduce(c, &id)) { pt_end(); return; }
     PT_ERR(pcclInvalidArgument, pcclRun(c[0], id, NULL, r, NULL, NULL)); /* this thread's failed call */
     kb10_arg a = {c[0], 0, ""};
     PT_OK(pcclRun(c[0], id, s, r, kb10_cb, &a));
