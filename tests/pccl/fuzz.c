@@ -1069,6 +1069,20 @@ static void fz_dump(void *arg)
             (unsigned long long)*(uint64_t *)arg, __atomic_load_n(&L.calls, __ATOMIC_RELAXED));
 }
 
+/* One episode of kind k, named for the watchdog's report; its seconds. */
+static double run_episode(int k, uint64_t es)
+{
+    pthread_mutex_lock(&L.mu);
+    __atomic_store_n(&L.episode_seed, es, __ATOMIC_RELEASE); /* read by the watchdog's report */
+    __atomic_store_n(&L.episode_kind, kind_names[k], __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&L.mu);
+    double e0 = ck_now();
+    kinds[k](es);
+    double dt = ck_now() - e0;
+    ck_watchdog_kick();
+    return dt;
+}
+
 static void test_fuzz(void)
 {
     const char *e = getenv("PCCL_FUZZ_SEED");
@@ -1097,18 +1111,11 @@ static void test_fuzz(void)
             secs = 0; /* once */
         }
         if (only && !strstr(only, kind_names[k])) continue;
-        pthread_mutex_lock(&L.mu);
-        __atomic_store_n(&L.episode_seed, es, __ATOMIC_RELEASE); /* read by the watchdog's report */
-        __atomic_store_n(&L.episode_kind, kind_names[k], __ATOMIC_RELEASE);
-        pthread_mutex_unlock(&L.mu);
-        double e0 = ck_now();
-        kinds[k](es);
-        if (ck_now() - e0 > 2)
-            fprintf(stderr, "fuzz: episode %s seed %llu took %.1f s\n  ", kind_names[k], (unsigned long long)es,
-                    ck_now() - e0);
+        double dt = run_episode(k, es);
+        if (dt > 2)
+            fprintf(stderr, "fuzz: episode %s seed %llu took %.1f s\n  ", kind_names[k], (unsigned long long)es, dt);
         episodes[k]++;
         ep++;
-        ck_watchdog_kick();
         if (__atomic_load_n(&L.fails, __ATOMIC_ACQUIRE)) break;
     }
     double dt = ck_now() - t0;
@@ -1147,14 +1154,7 @@ static void test_known_episodes(void)
     for (size_t i = 0; i < sizeof known_episodes / sizeof *known_episodes; i++) {
         int k = known_episodes[i].kind;
         uint64_t es = known_episodes[i].seed;
-        pthread_mutex_lock(&L.mu);
-        __atomic_store_n(&L.episode_seed, es, __ATOMIC_RELEASE);
-        __atomic_store_n(&L.episode_kind, kind_names[k], __ATOMIC_RELEASE);
-        pthread_mutex_unlock(&L.mu);
-        double e0 = ck_now();
-        kinds[k](es);
-        double dt = ck_now() - e0;
-        ck_watchdog_kick();
+        double dt = run_episode(k, es);
         PT_CHECK(dt < EP_BOUND_S, "episode %s:%llu (%s) took %.1f s; the bound is %.0f s", kind_names[k],
                  (unsigned long long)es, known_episodes[i].why, dt, EP_BOUND_S);
         printf("\n    %s:%llu %.2f s ", kind_names[k], (unsigned long long)es, dt);
