@@ -61,15 +61,23 @@ PCCL_FN void pccl_fence(void) { __threadfence_system(); }
  * cost three (NCCL's Simple protocol posts its steps the same way). */
 PCCL_FN void pccl_fence_rel(void) { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
 PCCL_FN void pccl_st_post(uint64_t *p, uint64_t v) { pccl_st_rlx(p, v); }
-/* Reads of the host's writes (the SQ, pccl_sq_read): relaxed loads, each
- * issued before the first is waited for, then one acquire fence for all of
- * them, so that what the host wrote before each record it released (the
- * invocation's input) is seen after it (PTX's fence-acquire pattern). */
-/* An SQ record's two words in one 16-byte load (each word carries its own
- * tag: no atomicity across them is needed). */
+/* Reads of the host's writes (the SQ, pccl_sq_read): the head record by an
+ * acquire load, so that what the host wrote before the record it released
+ * is seen after it; the records of a batch behind it by relaxed loads, each
+ * issued before the first is waited for, then one acquire fence for them
+ * (PTX's fence-acquire pattern).  An SQ record's two words come in one
+ * 16-byte load (each word carries its own tag: no atomicity across them is
+ * needed).  The acquire load costs what a relaxed one does; the acquire
+ * fence after it, which the head record had before, waits for the thread's
+ * earlier writes and added 0.65 us to every round trip (one H100,
+ * results/hostpath/rtprobe.md). */
 PCCL_FN void pccl_ld_pair(const uint64_t *p, uint64_t w[2])
 {
     asm volatile("ld.relaxed.sys.global.v2.u64 {%0, %1}, [%2];" : "=l"(w[0]), "=l"(w[1]) : "l"(p) : "memory");
+}
+PCCL_FN void pccl_ld_pair_acq(const uint64_t *p, uint64_t w[2])
+{
+    asm volatile("ld.acquire.sys.global.v2.u64 {%0, %1}, [%2];" : "=l"(w[0]), "=l"(w[1]) : "l"(p) : "memory");
 }
 PCCL_FN void pccl_fence_acq(void) { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
 /* Blocks of one GPU meet on its own memory: GPU scope suffices.  A release
@@ -94,6 +102,16 @@ PCCL_FN uint64_t pccl_add_gpu(uint64_t *p, uint64_t v)
 {
     uint64_t old;
     asm volatile("atom.acq_rel.gpu.add.u64 %0, [%1], %2;" : "=l"(old) : "l"(p), "l"(v) : "memory");
+    return old;
+}
+/* A count whose value is all that is needed (the CQ ticket): no ordering,
+ * where an acq_rel atomic first waits for the thread's writes and then
+ * empties the L1 (0.6 us of every small collective's completion on one
+ * H100, rtprobe.md). */
+PCCL_FN uint64_t pccl_add_rlx_gpu(uint64_t *p, uint64_t v)
+{
+    uint64_t old;
+    asm volatile("atom.relaxed.gpu.global.add.u64 %0, [%1], %2;" : "=l"(old) : "l"(p), "l"(v) : "memory");
     return old;
 }
 #else
@@ -121,11 +139,13 @@ PCCL_FN void pccl_ld_pair(const uint64_t *p, uint64_t w[2])
     w[0] = __atomic_load_n(&p[0], __ATOMIC_ACQUIRE);
     w[1] = __atomic_load_n(&p[1], __ATOMIC_ACQUIRE);
 }
+PCCL_FN void pccl_ld_pair_acq(const uint64_t *p, uint64_t w[2]) { pccl_ld_pair(p, w); }
 PCCL_FN void pccl_fence_acq(void) {}
 PCCL_FN void pccl_fence_rel_gpu(void) { pccl_fence_rel(); }
 PCCL_FN void pccl_st_post_gpu(uint64_t *p, uint64_t v) { pccl_st_post(p, v); }
 PCCL_FN uint64_t pccl_add_gpu(uint64_t *p, uint64_t v) { return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL); }
 PCCL_FN void pccl_red_gpu(uint64_t *p, uint64_t v) { __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+PCCL_FN uint64_t pccl_add_rlx_gpu(uint64_t *p, uint64_t v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
 PCCL_FN uint64_t pccl_ld_gpu(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
 #endif
 

@@ -167,7 +167,7 @@ int pccl_sq_read(const pccl_sqe *sq, uint64_t depth, uint64_t head, int k, uint6
 {
     uint64_t slot = head % depth, w[2];
     if (k < 1) return 0;
-    pccl_ld_pair(sq[slot].w, w);
+    pccl_ld_pair_acq(sq[slot].w, w);
     if (!pccl_sq_decode(w, head, depth, out[0])) return 0;
     int n = 1;
 #if PCCL_SQ_BATCH > 1
@@ -189,13 +189,14 @@ int pccl_sq_read(const pccl_sqe *sq, uint64_t depth, uint64_t head, int k, uint6
 }
 
 /* Block 0 takes what one look at the host's SQ finds (pccl_sq_read), in
- * order, with one acquire fence for the batch.  Returns how many. */
+ * order: the head record's load acquired, the others' behind one acquire
+ * fence (core.h, pccl_ld_pair).  Returns how many. */
 PCCL_FN int pccl_fetch_host(pccl_blk *S, const pccl_gpu *G, uint64_t now)
 {
     int k = G->k.depth - S->tq_len;
     int n = pccl_sq_read(G->sq, (uint64_t)G->k.depth, S->sq_head, k < PCCL_SQ_BATCH ? k : PCCL_SQ_BATCH, S->sqw);
     if (!n) return 0;
-    pccl_fence_acq();
+    if (n > 1) pccl_fence_acq();
     for (int i = 0; i < n; i++) {
         uint32_t raw = (uint32_t)S->sqw[i][0];
         pccl_args a;
@@ -254,7 +255,7 @@ PCCL_FN void pccl_flush_done(pccl_blk *S, const pccl_gpu *G)
     int n = S->ndone;
     if (!n) return;
     uint64_t t0 = PCCL_PROF(G) ? PCCL_NOW_NS() : 0;
-    uint64_t t = pccl_add_gpu(G->cq_ticket, (uint64_t)n);
+    uint64_t t = pccl_add_rlx_gpu(G->cq_ticket, (uint64_t)n); /* the entries' order is the fence's */
     pccl_fence_rel();
     for (int i = 0; i < n; i++) {
         int32_t id = S->done_id[i];
@@ -291,7 +292,7 @@ PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
     S->tq_len = (int32_t)G->saved[b].tq_len;
     for (int i = 0; i < S->tq_len; i++) S->tq[i] = G->saved_tq[(size_t)b * G->k.depth + i];
     S->t_progress = S->t_begin = now;
-    S->progress0 = pccl_ld_gpu(G->progress);
+    S->seen_progress = S->progress0 = pccl_ld_gpu(G->progress);
     S->cut = 0;
     S->resume = (int32_t)G->saved[b].pos;
     /* the first pass follows no pass without progress: not stuck, no look
@@ -465,11 +466,18 @@ PCCL_FN void pccl_plan(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
     /* Quit only when the whole GPU is idle: a block that quit while others
      * still work would leave its share of the next invocations undone until
      * they all quit and the host relaunched the kernel (milliseconds). */
-    uint64_t p = pccl_ld_gpu(G->progress);
-    if (got || S->progressed || p != S->seen_progress) S->t_progress = now;
-    S->seen_progress = p;
+    if (got || S->progressed) S->t_progress = now;
     S->progressed = 0;
     int idle = !got && now - S->t_progress > (uint64_t)G->k.quit_ns;
+    /* The GPU's step count, read only when the block would quit (a load
+     * from L2 in every pass lengthened idle block 0's look at the SQ):
+     * another block's steps since the last look keep the launch quit_ns
+     * more, so it ends after quit_ns to 2 quit_ns of a whole idle GPU. */
+    if (idle) {
+        uint64_t p = pccl_ld_gpu(G->progress);
+        if (p != S->seen_progress) S->t_progress = now, idle = 0;
+        S->seen_progress = p;
+    }
     if (idle && !pccl_may_quit(S, G, 0)) {
         /* block 0 held: idle again quit_ns later, and a look at the hold
          * then; the others look at block 0's decision (device memory) in

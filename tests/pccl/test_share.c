@@ -441,6 +441,52 @@ static void test_abort_turns(void)
     pt_end();
 }
 
+/* The idle quit (scheduler.h, pccl_plan): a block reads the GPU's step
+ * count only once it has been idle quit_ns itself, and another block's
+ * steps since its last look keep the launch another quit_ns.  Called on
+ * block 0's state, its SQ empty: it runs on while another block stepped,
+ * and quits quit_ns after the first look that saw no new step. */
+static void test_idle_quit_sees_others(void)
+{
+    pt_begin("idle quit waits for the other blocks", 30);
+    enum { DEPTH = 4 };
+    pccl_pinned_hdr hdr;
+    memset(&hdr, 0, sizeof hdr);
+    static pccl_sqe sq[DEPTH];
+    uint64_t progress = 3, quit = 0;
+    pccl_blk_saved saved[1];
+    memset(saved, 0, sizeof saved);
+    int32_t saved_tq[DEPTH], tq[DEPTH];
+    pccl_gpu G;
+    memset(&G, 0, sizeof G);
+    G.k.blocks = 1;
+    G.k.depth = DEPTH;
+    G.k.quit_ns = 1000;
+    G.hdr = &hdr;
+    G.sq = sq;
+    G.progress = &progress;
+    G.quit = &quit;
+    G.saved = saved;
+    G.saved_tq = saved_tq;
+    G.epoch = 1;
+    pccl_blk S;
+    memset(&S, 0, sizeof S);
+    S.tq = tq;
+    pccl_begin(&S, &G, 0, 0);
+    pccl_plan(&S, &G, 0, 500); /* the launch's first pass counts as progress: idle from here */
+    PT_CHECK(S.cmd == PCCL_CMD_RUN, "block 0 quit in its first pass");
+    progress = 4; /* another block's step */
+    pccl_plan(&S, &G, 0, 1600);
+    PT_CHECK(S.cmd == PCCL_CMD_RUN, "block 0 quit while another block had stepped since its last look");
+    pccl_plan(&S, &G, 0, 2500);
+    PT_CHECK(S.cmd == PCCL_CMD_RUN, "block 0 quit 900 ns after it saw another block's step");
+    pccl_plan(&S, &G, 0, 2700);
+    PT_CHECK(S.cmd == PCCL_CMD_QUIT && quit == PCCL_QUIT_WORD(1, 0),
+             "block 0 did not quit 1100 ns after the GPU's last step it saw (cmd %d, quit %llu)", S.cmd,
+             (unsigned long long)quit);
+    pt_end();
+}
+
 int pt_register_share(void)
 {
     CU_pSuite s = CU_add_suite("share", NULL, NULL);
@@ -453,7 +499,8 @@ int pt_register_share(void)
                      test_cross_rank) ||
         !CU_add_test(s, "PCCL_SLICE_EARLY_US: an idle block ends its launch early", test_early_cut) ||
         !CU_add_test(s, "block 0 alone decides a launch's end, the others follow (a cut at once, idleness at their own idle point)", test_block0_decides) ||
-        !CU_add_test(s, "the blocks take turns to look at the abort flag", test_abort_turns))
+        !CU_add_test(s, "the blocks take turns to look at the abort flag", test_abort_turns) ||
+        !CU_add_test(s, "an idle block quits quit_ns after the GPU's last step it saw", test_idle_quit_sees_others))
         return -1;
     return 0;
 }
