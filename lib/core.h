@@ -199,7 +199,8 @@ typedef struct {
     uint8_t proto;        /* PCCL_PROTO_SIMPLE or _LL: the layout of its connectors' slots */
     uint8_t algo;         /* PCCL_ALGO_RING or _DIRECT (lib/prog.c) */
     uint8_t first;        /* the first block that runs it: first .. first+used-1 (pccl_first_block) */
-    uint8_t pad[3];
+    uint8_t placed;       /* PCCL_SPREAD=2, on one block: block 0 places each invocation (pccl_hand_on) */
+    uint8_t pad[2];
     uint64_t count;       /* AR/Reduce/Bcast: elements; AG: per-rank send; RS: per-rank recv */
     uint64_t chunk_elems; /* elements per connector slot                    */
     uint64_t ngroups;     /* groups of ilv loops over the data              */
@@ -585,6 +586,15 @@ PCCL_FN uint32_t pccl_first_block(const pccl_coll *c, int32_t id, int blocks)
 {
     return c->used == 1 ? (uint32_t)id % (uint32_t)blocks : 0;
 }
+
+/* Block b's lane in collective c: the connectors and the context it runs
+ * the collective with.  Blocks first .. first+used-1 are lanes 0 .. used-1;
+ * a collective on one block has one lane, whichever block runs it (with
+ * PCCL_SPREAD=2 block 0 may hand an invocation to any block: only one runs
+ * it at a time, since one invocation of a collective is on the GPU at a
+ * time, and the step counters it continues are the lane's).  The lane's
+ * context is G->ctx[id * blocks + first + lane]. */
+PCCL_FN uint32_t pccl_lane(const pccl_coll *c, int b) { return c->used == 1 ? 0 : (uint32_t)(b - (int)c->first); }
 
 /* Loops in a group (the last one may have fewer; an empty collective's one). */
 PCCL_FN uint32_t pccl_group_loops(const pccl_coll *c, uint64_t group)

@@ -80,11 +80,14 @@ static void dump_ctx(pcclComm_t c, FILE *f)
         if (!c->colls[id].inflight) continue;
         pccl_ctx *x = fetch(c, &c->G.ctx[(size_t)id * nb], sizeof *x * (size_t)nb);
         if (!x) return;
+        /* lane l's context is block first + l's slot (core.h, pccl_lane);
+         * a placed collective's one lane may run on any block */
         int b0 = (int)c->colls[id].dev.first;
         for (int b = b0; b < nb && b < b0 + (int)c->colls[id].dev.used; b++)
-            fprintf(f, "pccl:   collective %d, block %d: invocations fetched %llu, group %llu, loop %u, step %u, "
+            fprintf(f, "pccl:   collective %d, %s %d: invocations fetched %llu, group %llu, loop %u, step %u, "
                     "sent %llu, received %llu, waits for its gate %llu\n",
-                    id, b, (unsigned long long)x[b].inv, (unsigned long long)x[b].group, x[b].loop, x[b].step,
+                    id, c->colls[id].dev.placed ? "lane" : "block", c->colls[id].dev.placed ? b - b0 : b,
+                    (unsigned long long)x[b].inv, (unsigned long long)x[b].group, x[b].loop, x[b].step,
                     (unsigned long long)x[b].send_step, (unsigned long long)x[b].recv_step,
                     (unsigned long long)x[b].gated);
         free(x);

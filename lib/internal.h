@@ -126,7 +126,8 @@ struct pcclComm {
     struct pccl_trace *trace;   /* PCCL_TRACE_LAT=1 (trace.c), else NULL */
     pccl_slice_acc slice_acc;   /* slice.c */
     uint64_t hang_dump_ns;      /* PCCL_HANG_DUMP_MS (dump.c); 0: never */
-    int spread;                 /* PCCL_SPREAD: small collectives on block id % blocks (register.c) */
+    int spread;                 /* PCCL_SPREAD: small collectives on block 0 (0), on block id % blocks (1),
+                                   placed by block 0 at each invocation (2) (register.c, scheduler.h) */
     int hang_dumped;            /* the report was printed for this quiet spell */
 };
 

@@ -62,10 +62,13 @@ static const knob_def knobs[K_N] = {
     [K_SLICE_EARLY_US] = {"PCCL_SLICE_EARLY_US", 0, 0, 0, 60000000},
     /* environment only (a diagnosis, not a setting): the hang report (dump.c) */
     [K_HANG_DUMP_MS] = {"PCCL_HANG_DUMP_MS", 0, 0, 0, 1L << 40},
-    /* environment only: small collectives on block id % blocks (core.h,
-     * pccl_first_block); off: back to back it halves their time on one
-     * H100, but costs the round trip 2-3 us (results/hostpath/b2b-batch.md) */
-    [K_SPREAD] = {"PCCL_SPREAD", 0, 0, 0, 1},
+    /* environment only: where a collective on one block runs.  0: block 0;
+     * 1: block id % blocks (core.h, pccl_first_block): back to back it
+     * halves their time on one H100, but costs the round trip 2-3 us
+     * (results/hostpath/b2b-batch.md); 2 (the default): block 0 while it is
+     * free, else the next block in turn (scheduler.h, pccl_hand_on): back to
+     * back as 1, the round trip as 0 (results/hostpath/place.md) */
+    [K_SPREAD] = {"PCCL_SPREAD", 2, 2, 0, 2},
 };
 
 /* Knobs whose values have names: the name's index is the value. */

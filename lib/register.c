@@ -176,7 +176,8 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
                      c->arena_used, c->arena_bytes, need);
     if (!r) {
         d.conn_off = c->arena_used;
-        d.first = c->spread ? (uint8_t)pccl_first_block(&d, i, c->G.k.blocks) : 0;
+        d.first = c->spread == 1 ? (uint8_t)pccl_first_block(&d, i, c->G.k.blocks) : 0;
+        d.placed = c->spread == 2 && d.used == 1; /* block 0 places each invocation (scheduler.h) */
         pccl_hcoll *h = &c->colls[i];
         memset(h, 0, sizeof *h); /* not ready: pcclRun refuses it until the upload is done */
         h->held_pos = -1;

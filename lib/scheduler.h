@@ -64,6 +64,7 @@ typedef struct {
     int32_t cut;                   /* the time slice is over: stop at the next decision */
     int32_t blk;                   /* this block's index (block 0 decides the launch's end) */
     int32_t resume;                /* the first pass starts here (a cut launch's position) */
+    uint32_t place_next;           /* block 0: the block the next placed invocation goes to, less 1 */
     int64_t th, th_init;
     uint64_t sq_head, t_progress, rng, act_dirty, t_exec, seen_progress;
     uint64_t t_begin, progress0;   /* the launch's start and the GPU's step count then */
@@ -117,12 +118,21 @@ PCCL_FN void pccl_enqueue(pccl_blk *S, const pccl_gpu *G, int32_t id)
 
 /* Block 0 hands an invocation on to the other blocks that take part (first
  * .. first+used-1, core.h pccl_first_block): the buffers, then (one fence)
- * an entry in each one's SQ in device memory.  Returns whether block 0
- * takes part itself. */
-PCCL_FN int pccl_hand_on(const pccl_gpu *G, uint32_t raw, pccl_args a)
+ * an entry in each one's SQ in device memory.  A placed collective
+ * (PCCL_SPREAD=2, on one block) stays on block 0 while block 0 is free: its
+ * task queue empty and its last look at the SQ found nothing, as when each
+ * invocation is waited for before the next (the round trip, which a hand-on
+ * lengthens by 2-3 us).  When block 0 has work queued, or the invocation
+ * was already waiting at its look (back to back), it goes to blocks 1, 2,
+ * ... in turn, so that invocations in flight run side by side, block 0
+ * only reading their records.  Returns whether block 0 takes part itself. */
+PCCL_FN int pccl_hand_on(pccl_blk *S, const pccl_gpu *G, uint32_t raw, pccl_args a)
 {
     int32_t id = (int32_t)(raw & PCCL_SQ_ID_MASK);
-    uint32_t used = G->colls[id].used, first = G->colls[id].first;
+    const pccl_coll *c = &G->colls[id];
+    uint32_t used = c->used, first = c->first;
+    if (c->placed && G->k.blocks > 1 && (S->tq_len > 0 || S->got > 0))
+        first = 1 + S->place_next++ % (uint32_t)(G->k.blocks - 1);
     if (first == 0 && used < 2) return 1;
     G->dargs[id] = a;
     pccl_fence_rel_gpu();
@@ -133,12 +143,19 @@ PCCL_FN int pccl_hand_on(const pccl_gpu *G, uint32_t raw, pccl_args a)
     return first == 0;
 }
 
+/* Block b's context of the collective: its lane's (core.h, pccl_lane). */
+PCCL_FN pccl_ctx *pccl_ctx_of(const pccl_gpu *G, int32_t id, int b)
+{
+    const pccl_coll *c = &G->colls[id];
+    return &G->ctx[(size_t)id * G->k.blocks + c->first + pccl_lane(c, b)];
+}
+
 /* A fetched invocation into the block's context and task queue. */
 PCCL_FN void pccl_take(pccl_blk *S, const pccl_gpu *G, int b, uint32_t raw, pccl_args a, uint64_t now)
 {
     int32_t id = (int32_t)(raw & PCCL_SQ_ID_MASK);
-    pccl_ctx *x = &G->ctx[(size_t)id * G->k.blocks + b];
-    x->group = (uint64_t)b - G->colls[id].first; /* block first+g starts with group g */
+    pccl_ctx *x = pccl_ctx_of(G, id, b);
+    x->group = pccl_lane(&G->colls[id], b); /* lane g starts with group g */
     x->loop = 0;
     x->step = 0;
     x->next = 0;
@@ -202,7 +219,7 @@ PCCL_FN int pccl_fetch_host(pccl_blk *S, const pccl_gpu *G, uint64_t now)
         pccl_args a;
         a.sendbuf = (const void *)(uintptr_t)S->sqw[i][1];
         a.recvbuf = (void *)(uintptr_t)S->sqw[i][2];
-        if (pccl_hand_on(G, raw, a)) pccl_take(S, G, 0, raw, a, now);
+        if (pccl_hand_on(S, G, raw, a)) pccl_take(S, G, 0, raw, a, now);
     }
     S->sq_head += (uint64_t)n;
     return n;
@@ -502,7 +519,7 @@ PCCL_FN int pccl_pick(pccl_blk *S, const pccl_gpu *G, int b)
     }
     S->cur = S->tq[S->pos];
     if (!S->st.t_pick) S->st.t_pick = PCCL_NOW_NS(); /* one clock read per launch */
-    S->act = G->ctx[(size_t)S->cur * G->k.blocks + b];
+    S->act = *pccl_ctx_of(G, S->cur, b);
     S->act_dirty = 0;
     S->th = S->th_init = G->k.chaos ? 1 + (int64_t)(pccl_rand(&S->rng) % 4) : pccl_threshold(&G->k, S->pos);
     return 1;
@@ -510,7 +527,7 @@ PCCL_FN int pccl_pick(pccl_blk *S, const pccl_gpu *G, int b)
 
 PCCL_FN char *pccl_conn(char *arena, const pccl_coll *c, const pccl_gpu *G, int b)
 {
-    return arena + c->conn_off + (size_t)(b - (int)c->first) * pccl_conn_stride(c, G->k.slots);
+    return arena + c->conn_off + (size_t)pccl_lane(c, b) * pccl_conn_stride(c, G->k.slots);
 }
 
 /* One look at the step's connectors: is its input there (RECV) and its
@@ -667,7 +684,7 @@ PCCL_FN void pccl_post(pccl_blk *S, const pccl_gpu *G, int b)
  * pccl_flush_done. */
 PCCL_FN void pccl_complete(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
 {
-    G->ctx[(size_t)S->cur * G->k.blocks + b] = S->act;
+    *pccl_ctx_of(G, S->cur, b) = S->act;
     S->st.completions++;
     if (G->k.profile) S->st.ns_life += now - S->act.t_fetch;
     for (int i = S->pos; i + 1 < S->tq_len; i++) S->tq[i] = S->tq[i + 1];
@@ -692,7 +709,7 @@ PCCL_FN void pccl_complete(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
  * saving) and move on. */
 PCCL_FN void pccl_preempt(pccl_blk *S, const pccl_gpu *G, int b)
 {
-    if (S->act_dirty) G->ctx[(size_t)S->cur * G->k.blocks + b] = S->act;
+    if (S->act_dirty) *pccl_ctx_of(G, S->cur, b) = S->act;
     S->st.preemptions++;
     S->pos++;
 }
@@ -701,7 +718,7 @@ PCCL_FN void pccl_preempt(pccl_blk *S, const pccl_gpu *G, int b)
  * keeps its place, where the next launch resumes the pass. */
 PCCL_FN void pccl_stop_cut(pccl_blk *S, const pccl_gpu *G, int b)
 {
-    if (S->act_dirty) G->ctx[(size_t)S->cur * G->k.blocks + b] = S->act;
+    if (S->act_dirty) *pccl_ctx_of(G, S->cur, b) = S->act;
 }
 
 /* The block's totals to pinned memory, where the host reads them at any

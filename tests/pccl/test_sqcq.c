@@ -179,6 +179,63 @@ static void test_spread(void)
     pt_end();
 }
 
+/* PCCL_SPREAD=2: block 0 places each invocation of a collective on one
+ * block (scheduler.h, pccl_hand_on).  A burst in opposite orders on 3
+ * ranks, where block 0 has work queued: exact, and on every rank blocks
+ * other than 0 run some of it.  Each rank places on its own, so one
+ * collective may run on block 0 of one rank and on block 2 of another
+ * (both run its one lane: the same connectors and step counters).  Then one
+ * rank, each invocation waited for before the next: block 0, free at each,
+ * keeps most (not all: on a loaded host its next look may come only after
+ * the next record). */
+static void test_place(void)
+{
+    enum { RANKS = 3, BLOCKS = 4, CASES = 8, ROUNDS = 2, ONE = 40, N = 4 };
+    pcclComm_t c[RANKS], one;
+    pcclConfig_t cfg = pt_config(BLOCKS, 256);
+    pt_begin("sqcq: block 0 places small collectives", 120);
+    setenv("PCCL_SPREAD", "2", 1);
+    int bad = pt_init(c, RANKS, &cfg);
+    if (!bad) bad = pt_init(&one, 1, &cfg);
+    unsetenv("PCCL_SPREAD");
+    if (bad) { pt_end(); return; }
+    pt_case cases[CASES];
+    memset(cases, 0, sizeof cases);
+    for (int i = 0; i < CASES; i++)
+        cases[i].c = (ck_coll){(pcclCollType_t)(i % 5), pcclFloat, pcclSum, i % RANKS, 2 + (size_t)i, RANKS};
+    PT_CHECK(pt_run_cases(c, RANKS, cases, CASES, 11, ROUNDS, 1) == 0, "wrong results");
+    for (int r = 0; r < RANKS; r++) PT_OK(pcclDeviceSynchronize(c[r])); /* the blocks' counts published */
+    for (int r = 0; r < RANKS; r++) {
+        uint64_t all = 0, others = 0;
+        for (int b = 0; b < BLOCKS; b++) {
+            pcclStats_t st;
+            PT_OK(pcclCommGetBlockStats(c[r], b, &st));
+            all += st.blockCompletions;
+            if (b) others += st.blockCompletions;
+        }
+        PT_CHECK(all == (uint64_t)ROUNDS * CASES, "rank %d: its blocks completed %llu invocations, not %d", r,
+                 (unsigned long long)all, ROUNDS * CASES);
+        PT_CHECK(others > 0, "rank %d: block 0 ran all %llu invocations of a burst", r, (unsigned long long)all);
+    }
+    pt_destroy(c, RANKS);
+    int id = -1;
+    float in[N], out[N];
+    PT_OK(pcclRegisterAllReduce(one, N, pcclFloat, pcclSum, 0, &id));
+    for (int i = 0; i < ONE && id >= 0; i++) {
+        for (int k = 0; k < N; k++) in[k] = (float)(i * N + k), out[k] = -1;
+        PT_OK(pcclRun(one, id, in, out, NULL, NULL));
+        PT_OK(pcclWait(one, id));
+        PT_CHECK(!memcmp(in, out, sizeof in), "invocation %d: wrong result", i);
+    }
+    PT_OK(pcclDeviceSynchronize(one));
+    pcclStats_t st;
+    PT_OK(pcclCommGetBlockStats(one, 0, &st));
+    PT_CHECK(st.blockCompletions >= ONE / 2, "block 0 ran %llu of %d invocations waited for one at a time",
+             (unsigned long long)st.blockCompletions, ONE);
+    pt_destroy(&one, 1);
+    pt_end();
+}
+
 int pt_register_sqcq(void)
 {
     CU_pSuite s = CU_add_suite("sqcq", NULL, NULL);
@@ -187,7 +244,8 @@ int pt_register_sqcq(void)
         !CU_add_test(s, "SQ: a buffer above 48 bits refused by name", test_sq_wild_pointer) ||
         !CU_add_test(s, "CQ: gathered completions on consecutive tickets, in order, with their flags",
                      test_cq_flush) ||
-        !CU_add_test(s, "small collectives of different ids run on different blocks, exact", test_spread))
+        !CU_add_test(s, "small collectives of different ids run on different blocks, exact", test_spread) ||
+        !CU_add_test(s, "block 0 keeps a small collective while free, hands bursts on, exact", test_place))
         return -1;
     return 0;
 }
