@@ -54,8 +54,9 @@ int pccl_pick_algo(int knob, int type, uint64_t bytes, int nranks)
  * 20.8-22.7 from 128 B to 8 KiB, but 25.8 against 23.5 at 32 KiB and twice
  * the time from 128 KiB.  So one block up to 8 KiB, at any rank count
  * (not yet measured on 2+ GPUs); the host backend as before.  Which block:
- * 0, or with PCCL_SPREAD=1 id % blocks (core.h, pccl_first_block), so that
- * small collectives of different ids run side by side. */
+ * block 0 while it is free, else the next in turn (PCCL_SPREAD=2, the
+ * default: scheduler.h, pccl_hand_on), id % blocks with PCCL_SPREAD=1
+ * (core.h, pccl_first_block), 0 with PCCL_SPREAD=0. */
 #define ONE_BLOCK_MAX (8u << 10)
 
 uint64_t pccl_pick_min_blocks(uint64_t bytes, uint64_t threads, int host)
