@@ -140,6 +140,24 @@ static void test_cq_flush(void)
     }
 }
 
+/* A communicator of n ranks with PCCL_SPREAD set to `spread` (environment
+ * only: set for its init), and the small collectives the spread tests run
+ * (16 floats or fewer: one loop, one group, one block). */
+static int init_spread(pcclComm_t *c, int n, const pcclConfig_t *cfg, const char *spread)
+{
+    setenv("PCCL_SPREAD", spread, 1);
+    int bad = pt_init(c, n, cfg);
+    unsetenv("PCCL_SPREAD");
+    return bad;
+}
+
+static void small_cases(pt_case *cases, int n, int ranks)
+{
+    memset(cases, 0, sizeof *cases * (size_t)n);
+    for (int i = 0; i < n; i++)
+        cases[i].c = (ck_coll){(pcclCollType_t)(i % 5), pcclFloat, pcclSum, i % ranks, 2 + (size_t)i, ranks};
+}
+
 /* Small collectives (one group: one block) of different ids run on
  * different blocks, block id % blocks (core.h, pccl_first_block), block 0
  * handing each on: exact results on 3 ranks in opposite orders (each
@@ -151,14 +169,9 @@ static void test_spread(void)
     pcclComm_t c[RANKS];
     pcclConfig_t cfg = pt_config(BLOCKS, 256);
     pt_begin("sqcq: small collectives spread over the blocks", 120);
-    setenv("PCCL_SPREAD", "1", 1);
-    int bad = pt_init(c, RANKS, &cfg);
-    unsetenv("PCCL_SPREAD");
-    if (bad) { pt_end(); return; }
+    if (init_spread(c, RANKS, &cfg, "1")) { pt_end(); return; }
     pt_case cases[CASES];
-    memset(cases, 0, sizeof cases);
-    for (int i = 0; i < CASES; i++) /* 16 floats or fewer: one loop, one group */
-        cases[i].c = (ck_coll){(pcclCollType_t)(i % 5), pcclFloat, pcclSum, i % RANKS, 2 + (size_t)i, RANKS};
+    small_cases(cases, CASES, RANKS);
     /* Opposite orders on queues of two: each block's head waits its sticky
      * threshold for a peer on the other collective (on a loaded host, polls
      * of sched_yield: 2-6 s for 3 rounds with a second copy running, 1-2 s
@@ -194,15 +207,10 @@ static void test_place(void)
     pcclComm_t c[RANKS], one;
     pcclConfig_t cfg = pt_config(BLOCKS, 256);
     pt_begin("sqcq: block 0 places small collectives", 120);
-    setenv("PCCL_SPREAD", "2", 1);
-    int bad = pt_init(c, RANKS, &cfg);
-    if (!bad) bad = pt_init(&one, 1, &cfg);
-    unsetenv("PCCL_SPREAD");
-    if (bad) { pt_end(); return; }
+    if (init_spread(c, RANKS, &cfg, "2")) { pt_end(); return; }
+    if (init_spread(&one, 1, &cfg, "2")) { pt_destroy(c, RANKS); pt_end(); return; }
     pt_case cases[CASES];
-    memset(cases, 0, sizeof cases);
-    for (int i = 0; i < CASES; i++)
-        cases[i].c = (ck_coll){(pcclCollType_t)(i % 5), pcclFloat, pcclSum, i % RANKS, 2 + (size_t)i, RANKS};
+    small_cases(cases, CASES, RANKS);
     PT_CHECK(pt_run_cases(c, RANKS, cases, CASES, 11, ROUNDS, 1) == 0, "wrong results");
     for (int r = 0; r < RANKS; r++) PT_OK(pcclDeviceSynchronize(c[r])); /* the blocks' counts published */
     for (int r = 0; r < RANKS; r++) {
