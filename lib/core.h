@@ -381,6 +381,7 @@ typedef struct {
     uint64_t sq_head;
     uint32_t tq_len;
     uint32_t pos; /* where a launch cut by its slice stopped its pass: the next one resumes there */
+    int64_t waited; /* the polls the collective there had waited when the cut came (scheduler.h, pccl_wait) */
     pccl_blk_stats st;
 } pccl_blk_saved;
 

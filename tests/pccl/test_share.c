@@ -487,6 +487,71 @@ static void test_idle_quit_sees_others(void)
     pt_end();
 }
 
+/* A wait longer than a slice (pccl_wait): two ranks run two all-reduces in
+ * opposite orders on one block each, with 100 us slices and a head
+ * threshold of 20,000 polls (each a sched_yield, 0.1 us at least: 2 ms
+ * and more).  Each head must yield to let the other collective run, which
+ * takes many slices' worth of polls.  With every launch counting its polls
+ * from 0 again the heads never yielded: cut, relaunched, for ever (the
+ * deadline below fails it).  Exact results, both in bounded time. */
+static void test_wait_spans_slices(void)
+{
+    enum { RANKS = 2, N = 64 };
+    const double deadline_s = 30;
+    pcclComm_t c[RANKS];
+    pcclConfig_t cfg = pt_config(1, 256);
+    cfg.sliceUs = 100;
+    cfg.spinHead = 20000;
+    pt_begin("share: a wait longer than a slice", 90);
+    if (pt_init(c, RANKS, &cfg)) { pt_end(); return; }
+    float buf[RANKS][2][N];
+    int id[RANKS][2];
+    for (int r = 0; r < RANKS; r++)
+        for (int k = 0; k < 2; k++) {
+            PT_OK(pcclRegisterAllReduce(c[r], N, pcclFloat, pcclSum, 0, &id[r][k]));
+            for (int e = 0; e < N; e++) buf[r][k][e] = (float)(r + 1) * (float)(k + 1);
+        }
+    for (int r = 0; r < RANKS; r++)
+        for (int k = 0; k < 2; k++) { /* rank 0: 0, 1; rank 1: 1, 0 */
+            int kk = r ? 1 - k : k;
+            PT_OK(pcclRun(c[r], id[r][kk], buf[r][kk], buf[r][kk], NULL, NULL));
+        }
+    double t0 = ck_now();
+    int done = 0;
+    while (done < RANKS * 2 && ck_now() - t0 < deadline_s) {
+        usleep(1000);
+        done = 0;
+        for (int r = 0; r < RANKS; r++)
+            for (int k = 0; k < 2; k++) {
+                int d = 0;
+                PT_OK(pcclTest(c[r], id[r][k], &d));
+                done += d;
+            }
+    }
+    PT_CHECK(done == RANKS * 2, "%d of %d invocations done after %.0f s (heads never yielding across slices)",
+             done, RANKS * 2, deadline_s);
+    if (done < RANKS * 2) {
+        for (int r = 0; r < RANKS; r++) pcclCommAbort(c[r]);
+        pt_end();
+        return;
+    }
+    for (int r = 0; r < RANKS; r++)
+        for (int k = 0; k < 2; k++)
+            PT_CHECK(buf[r][k][0] == 3.0f * (float)(k + 1) && buf[r][k][N - 1] == 3.0f * (float)(k + 1),
+                     "rank %d, all-reduce %d: %g", r, k, (double)buf[r][k][0]);
+    uint64_t slices = 0, preemptions = 0;
+    for (int r = 0; r < RANKS; r++) {
+        pcclStats_t st;
+        PT_OK(pcclCommGetStats(c[r], &st));
+        slices += st.slices;
+        preemptions += st.preemptions;
+    }
+    PT_CHECK(slices > 1 && preemptions > 0, "%llu slices, %llu preemptions: the test covers no wait across slices",
+             (unsigned long long)slices, (unsigned long long)preemptions);
+    pt_destroy(c, RANKS);
+    pt_end();
+}
+
 int pt_register_share(void)
 {
     CU_pSuite s = CU_add_suite("share", NULL, NULL);
@@ -500,7 +565,8 @@ int pt_register_share(void)
         !CU_add_test(s, "PCCL_SLICE_EARLY_US: an idle block ends its launch early", test_early_cut) ||
         !CU_add_test(s, "block 0 alone decides a launch's end, the others follow (a cut at once, idleness at their own idle point)", test_block0_decides) ||
         !CU_add_test(s, "the blocks take turns to look at the abort flag", test_abort_turns) ||
-        !CU_add_test(s, "an idle block quits quit_ns after the GPU's last step it saw", test_idle_quit_sees_others))
+        !CU_add_test(s, "an idle block quits quit_ns after the GPU's last step it saw", test_idle_quit_sees_others) ||
+        !CU_add_test(s, "a head whose threshold outlasts a slice still yields, exact", test_wait_spans_slices))
         return -1;
     return 0;
 }
