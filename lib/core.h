@@ -199,7 +199,7 @@ typedef struct {
     uint8_t proto;        /* PCCL_PROTO_SIMPLE or _LL: the layout of its connectors' slots */
     uint8_t algo;         /* PCCL_ALGO_RING or _DIRECT (lib/prog.c) */
     uint8_t first;        /* the first block that runs it: first .. first+used-1 (pccl_first_block) */
-    uint8_t placed;       /* PCCL_SPREAD=2, on one block: block 0 places each invocation (pccl_hand_on) */
+    uint8_t placed;       /* PCCL_SPREAD=2: each invocation placed on a group of blocks (scheduler.h, pccl_hand_on) */
     uint8_t pad[2];
     uint64_t count;       /* AR/Reduce/Bcast: elements; AG: per-rank send; RS: per-rank recv */
     uint64_t chunk_elems; /* elements per connector slot                    */
@@ -242,16 +242,21 @@ PCCL_FN size_t pccl_conn_ring(int slots)
 
 /* ---- host <-> daemon queues (pinned host memory) ------------------------ */
 
-/* An SQ entry's low word: the collective's id, and PCCL_SQ_GATED for a
- * stream-ordered invocation (lib/stream.c), which may start only once its
- * stream wrote its gate. */
+/* An SQ entry's low word ("raw"): the collective's id (bits 0-19:
+ * PCCL_MAX_COLLS allows 20), the group of blocks the host placed a
+ * collective of several blocks on (bits 20-24: scheduler.h, pccl_hand_on),
+ * and PCCL_SQ_GATED for a stream-ordered invocation (lib/stream.c), which
+ * may start only once its stream wrote its gate.  Bits 25-30 carry a lane
+ * where block 0 hands the entry on (PCCL_TASK, below). */
 #define PCCL_SQ_GATED 0x80000000u
-#define PCCL_SQ_ID_MASK 0x7fffffffu
+#define PCCL_SQ_ID_MASK 0xfffffu
+#define PCCL_SQ_GROUP_SHIFT 20
+#define PCCL_SQ_GROUP(raw) ((uint32_t)(raw) >> PCCL_SQ_GROUP_SHIFT & 31u)
 /* SQ: a ring of records in pinned memory, one per invocation, each in a
  * line of its own (PCCL_SQ_STRIDE): two words, read with one 16-byte load.
  * The first holds the collective's id (low 12 bits), PCCL_SQ_GATED and the
- * sendbuf, the second the id's high bits and the recvbuf (pointers fit in 48
- * bits: pcclRun checks; ids in 25, PCCL_MAX_COLLS allows 20), and each its
+ * sendbuf, the second the id's high 8 bits, the group and the recvbuf
+ * (pointers fit in 48 bits: pcclRun checks), and each its
  * record's lap tag: entry t of a ring of depth d has tag (t / d + 1) mod 8
  * (pccl_sq_tag), which the slot's previous occupant (lap t / d - 1) and
  * never-written memory (0) do not have (the host is never a lap ahead: at
@@ -277,7 +282,7 @@ PCCL_FN size_t pccl_conn_ring(int slots)
  * dropped or read twice. */
 #define PCCL_SQ_STRIDE 128
 typedef struct {
-    uint64_t w[2]; /* [tag 3 | gated 1 | id bits 0-11 | sendbuf 48], [tag 3 | id bits 12-24 | recvbuf 48] */
+    uint64_t w[2]; /* [tag 3 | gated 1 | id bits 0-11 | sendbuf 48], [tag 3 | group 5 | id bits 12-19 | recvbuf 48] */
     char pad[PCCL_SQ_STRIDE - 16];
 } pccl_sqe;
 #define PCCL_SQ_PTR_BITS 48
@@ -290,16 +295,18 @@ PCCL_FN uint64_t pccl_sq_tag(uint64_t t, uint64_t depth) { return ((t / depth + 
 PCCL_FN void pccl_sq_write(pccl_sqe *q, uint64_t t, uint64_t depth, uint32_t raw, const void *send, const void *recv)
 {
     uint64_t tag = pccl_sq_tag(t, depth), id = raw & PCCL_SQ_ID_MASK, gated = (raw & PCCL_SQ_GATED) != 0;
-    pccl_st_rlx(&q->w[1], tag | (id >> 12 & 0x1fff) << 48 | ((uint64_t)(uintptr_t)recv & PCCL_SQ_PTR_MASK));
+    uint64_t group = PCCL_SQ_GROUP(raw);
+    pccl_st_rlx(&q->w[1], tag | group << 56 | (id >> 12 & 0xff) << 48 | ((uint64_t)(uintptr_t)recv & PCCL_SQ_PTR_MASK));
     pccl_st_rel(&q->w[0], tag | gated << 60 | (id & 0xfff) << 48 | ((uint64_t)(uintptr_t)send & PCCL_SQ_PTR_MASK));
 }
-/* Entry t as read (w): its low SQ word (id | PCCL_SQ_GATED), sendbuf and
+/* Entry t as read (w): its low SQ word (id, group, PCCL_SQ_GATED), sendbuf and
  * recvbuf into out; 0 where it is not there yet (a word with another tag). */
 PCCL_FN int pccl_sq_decode(const uint64_t w[2], uint64_t t, uint64_t depth, uint64_t out[3])
 {
     uint64_t tag = pccl_sq_tag(t, depth);
     if ((w[0] & PCCL_SQ_TAG_MASK) != tag || (w[1] & PCCL_SQ_TAG_MASK) != tag) return 0;
-    out[0] = (w[0] >> 48 & 0xfff) | (w[1] >> 48 & 0x1fff) << 12 | (w[0] >> 60 & 1) << 31;
+    out[0] = (w[0] >> 48 & 0xfff) | (w[1] >> 48 & 0xff) << 12 | (w[1] >> 56 & 31) << PCCL_SQ_GROUP_SHIFT |
+             (w[0] >> 60 & 1) << 31;
     out[1] = w[0] & PCCL_SQ_PTR_MASK;
     out[2] = w[1] & PCCL_SQ_PTR_MASK;
     return 1;
@@ -588,14 +595,24 @@ PCCL_FN uint32_t pccl_first_block(const pccl_coll *c, int32_t id, int blocks)
     return c->used == 1 ? (uint32_t)id % (uint32_t)blocks : 0;
 }
 
-/* Block b's lane in collective c: the connectors and the context it runs
- * the collective with.  Blocks first .. first+used-1 are lanes 0 .. used-1;
- * a collective on one block has one lane, whichever block runs it (with
- * PCCL_SPREAD=2 block 0 may hand an invocation to any block: only one runs
- * it at a time, since one invocation of a collective is on the GPU at a
- * time, and the step counters it continues are the lane's).  The lane's
- * context is G->ctx[id * blocks + first + lane]. */
-PCCL_FN uint32_t pccl_lane(const pccl_coll *c, int b) { return c->used == 1 ? 0 : (uint32_t)(b - (int)c->first); }
+/* Lanes: a collective on `used` blocks runs on lanes 0 .. used-1, each
+ * with its own connectors, context and share of the groups; lane l's ring
+ * meets lane l of every rank.  Blocks first .. first+used-1 run them, or,
+ * for a placed collective (PCCL_SPREAD=2), whichever group of `used`
+ * blocks block 0 hands the invocation to (scheduler.h, pccl_hand_on): only
+ * one group runs a collective at a time, since one invocation of it is on
+ * the GPU at a time, and the step counters it continues are its lanes'.
+ * Lane l's context is G->ctx[id * blocks + first + l]. */
+PCCL_FN size_t pccl_ctx_slot(const pccl_coll *c, int32_t id, int blocks, uint32_t lane)
+{
+    return (size_t)id * (size_t)blocks + c->first + lane;
+}
+/* A task-queue entry: the collective's id and the lane the block runs it
+ * as (in the SQ entries block 0 hands on, the same bits of the low word). */
+#define PCCL_LANE_SHIFT 25
+#define PCCL_TASK(id, lane) ((int32_t)((uint32_t)(id) | (uint32_t)(lane) << PCCL_LANE_SHIFT))
+#define PCCL_TASK_ID(t) ((int32_t)((uint32_t)(t) & PCCL_SQ_ID_MASK))
+#define PCCL_TASK_LANE(t) (((uint32_t)(t) >> PCCL_LANE_SHIFT) & 63u)
 
 /* Loops in a group (the last one may have fewer; an empty collective's one). */
 PCCL_FN uint32_t pccl_group_loops(const pccl_coll *c, uint64_t group)

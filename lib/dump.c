@@ -64,8 +64,11 @@ static void dump_blocks(pcclComm_t c, FILE *f, const pccl_blk_saved *saved, cons
         if (saved) {
             const pccl_blk_saved *s = &saved[b];
             fprintf(f, "; saved: SQ head %llu, task queue %u [", (unsigned long long)s->sq_head, s->tq_len);
-            for (uint32_t i = 0; saved_tq && i < s->tq_len && i < 16; i++)
-                fprintf(f, "%s%d", i ? " " : "", saved_tq[(size_t)b * c->G.k.depth + i]);
+            for (uint32_t i = 0; saved_tq && i < s->tq_len && i < 16; i++) {
+                int32_t task = saved_tq[(size_t)b * c->G.k.depth + i]; /* id and lane (core.h, PCCL_TASK) */
+                fprintf(f, "%s%d", i ? " " : "", PCCL_TASK_ID(task));
+                if (PCCL_TASK_LANE(task)) fprintf(f, " (lane %u)", PCCL_TASK_LANE(task));
+            }
             fprintf(f, "%s], position %u", s->tq_len > 16 ? " ..." : "", s->pos);
         }
         fputc('\n', f);
@@ -80,8 +83,8 @@ static void dump_ctx(pcclComm_t c, FILE *f)
         if (!c->colls[id].inflight) continue;
         pccl_ctx *x = fetch(c, &c->G.ctx[(size_t)id * nb], sizeof *x * (size_t)nb);
         if (!x) return;
-        /* lane l's context is block first + l's slot (core.h, pccl_lane);
-         * a placed collective's one lane may run on any block */
+        /* lane l's context is block first + l's slot (core.h, "Lanes");
+         * a placed collective's lanes may run on any group of blocks */
         int b0 = (int)c->colls[id].dev.first;
         for (int b = b0; b < nb && b < b0 + (int)c->colls[id].dev.used; b++)
             fprintf(f, "pccl:   collective %d, %s %d: invocations fetched %llu, group %llu, loop %u, step %u, "

@@ -177,7 +177,9 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
     if (!r) {
         d.conn_off = c->arena_used;
         d.first = c->spread == 1 ? (uint8_t)pccl_first_block(&d, i, c->G.k.blocks) : 0;
-        d.placed = c->spread == 2 && d.used == 1; /* block 0 places each invocation (scheduler.h) */
+        /* each invocation runs on a group of `used` blocks, one past block 0's at least (scheduler.h,
+         * pccl_hand_on; the host names it for several blocks: run.c, place_group) */
+        d.placed = c->spread == 2 && 2 * d.used <= (uint32_t)c->G.k.blocks;
         pccl_hcoll *h = &c->colls[i];
         memset(h, 0, sizeof *h); /* not ready: pcclRun refuses it until the upload is done */
         h->held_pos = -1;

@@ -50,6 +50,23 @@ pcclResult_t pccl_run_check_locked(pcclComm_t c, const char *fn, int id, const v
     return r;
 }
 
+/* The group of blocks a placed collective of several blocks runs its n-th
+ * invocation on (scheduler.h, pccl_hand_on): groups 1 .. G-1 of `used`
+ * blocks each (G = blocks / used, at most 32: the record has 5 bits; group
+ * 0 is block 0's, which reads the SQ), in turn from the collective's id
+ * and n.  Every rank has both alike (registration and invocations are
+ * collective), so every rank runs invocation n on the same blocks, and
+ * collectives cycled back to back land on different groups.  0: block 0
+ * decides (a collective on one block, or not placed). */
+static uint32_t place_group(pcclComm_t c, int id, uint64_t n)
+{
+    const pccl_coll *d = &c->colls[id].dev;
+    if (!d->placed || d->used < 2) return 0;
+    uint32_t groups = (uint32_t)c->G.k.blocks / d->used; /* 2 at least: register.c */
+    if (groups > 32) groups = 32;
+    return 1 + (uint32_t)(((uint64_t)id + n) % (groups - 1));
+}
+
 /* The record's words, each tagged with the entry's lap, the first last
  * (release): a daemon that sees it sees the input, and a word with the
  * right tag is this invocation's (core.h, "SQ").  Block 0 hands it
@@ -60,7 +77,9 @@ pcclResult_t pccl_submit_locked(pcclComm_t c, int id, const void *sendbuff, void
     uint64_t t = c->sq_tail++;
     pccl_trace_submit_locked(c, &c->colls[id]);
     uint64_t depth = (uint64_t)c->G.k.depth;
-    pccl_sq_write(&c->G.sq[t % depth], t, depth, (uint32_t)id | gated, sendbuff, recvbuff);
+    uint32_t group = place_group(c, id, c->colls[id].submits++);
+    pccl_sq_write(&c->G.sq[t % depth], t, depth, (uint32_t)id | group << PCCL_SQ_GROUP_SHIFT | gated, sendbuff,
+                  recvbuff);
     c->submitted++;
     pthread_cond_signal(&c->poll_cv); /* a sleeping poller watches from now on */
     /* Seen running by the poller a moment ago: no stream query (driver time

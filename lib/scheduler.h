@@ -64,7 +64,7 @@ typedef struct {
     int32_t cut;                   /* the time slice is over: stop at the next decision */
     int32_t blk;                   /* this block's index (block 0 decides the launch's end) */
     int32_t resume;                /* the first pass starts here (a cut launch's position) */
-    uint32_t place_next;           /* block 0: the block the next placed invocation goes to, less 1 */
+    uint32_t lane;                 /* the active collective's lane on this block (core.h) */
     int64_t th, th_init;
     int64_t waited;                /* polls the active collective's step has waited (pccl_wait) */
     int64_t carry;                 /* a cut launch's `waited`, for the first pick of the next one */
@@ -108,56 +108,70 @@ PCCL_FN int64_t pccl_threshold(const pccl_knobs *k, int pos)
 
 /* ---- SQ: fetch new invocations into the task queue ---------------------- */
 
-PCCL_FN void pccl_enqueue(pccl_blk *S, const pccl_gpu *G, int32_t id)
+PCCL_FN void pccl_enqueue(pccl_blk *S, const pccl_gpu *G, int32_t task)
 {
     int i = S->tq_len++;
     if (G->k.order == 1) { /* priority: stable insertion, higher first */
-        int32_t p = G->colls[id].priority;
-        while (i > 0 && G->colls[S->tq[i - 1]].priority < p) { S->tq[i] = S->tq[i - 1]; i--; }
+        int32_t p = G->colls[PCCL_TASK_ID(task)].priority;
+        while (i > 0 && G->colls[PCCL_TASK_ID(S->tq[i - 1])].priority < p) { S->tq[i] = S->tq[i - 1]; i--; }
     }
-    S->tq[i] = id;
+    S->tq[i] = task;
 }
 
 /* Block 0 hands an invocation on to the other blocks that take part (first
- * .. first+used-1, core.h pccl_first_block): the buffers, then (one fence)
- * an entry in each one's SQ in device memory.  A placed collective
- * (PCCL_SPREAD=2, on one block) stays on block 0 while block 0 is free: its
- * task queue empty and its last look at the SQ found nothing, as when each
- * invocation is waited for before the next (the round trip, which a hand-on
- * lengthens by 2-3 us).  When block 0 has work queued, or the invocation
- * was already waiting at its look (back to back), it goes to blocks 1, 2,
- * ... in turn, so that invocations in flight run side by side, block 0
- * only reading their records.  Returns whether block 0 takes part itself. */
-PCCL_FN int pccl_hand_on(pccl_blk *S, const pccl_gpu *G, uint32_t raw, pccl_args a)
+ * .. first+used-1, core.h pccl_first_block, as lanes 0 .. used-1): the
+ * buffers, then (one fence) an entry in each one's SQ in device memory,
+ * naming the lane.  Placed collectives (PCCL_SPREAD=2) run where they do
+ * not wait for one another:
+ * - On one block, an invocation stays on block 0 while block 0 is free: its
+ *   task queue empty and its last look at the SQ found nothing, as when
+ *   each invocation is waited for before the next (the round trip, which a
+ *   hand-on lengthens by 2-3 us).  When block 0 has work queued, or the
+ *   invocation was already waiting at its look (back to back), it goes to
+ *   blocks 1, 2, ... by its position t in the SQ (which every launch goes
+ *   on counting), so that invocations in flight run side by side, block 0
+ *   only reading their records.
+ * - On several blocks, the group the host named in the record (run.c,
+ *   pccl_place_group): blocks g used .. g used + used-1, never block 0's.
+ *   Every rank derives the group alike, from the id and the invocation's
+ *   number, so lane l of a ring sits behind the same collectives on every
+ *   rank.  With each rank choosing from its own state (block 0 free or
+ *   not), the lanes of one ring sat behind different heads, each waiting
+ *   out its sticky threshold: two ranks' 32-512 KiB all-reduces on one H100
+ *   took 14-177 us where they took 15-29 on blocks 0 .. used-1
+ *   (results/hostpath/place.md).
+ * Returns whether block 0 takes part itself (as lane 0). */
+PCCL_FN int pccl_hand_on(const pccl_blk *S, const pccl_gpu *G, uint32_t raw, pccl_args a, uint64_t t)
 {
     int32_t id = (int32_t)(raw & PCCL_SQ_ID_MASK);
     const pccl_coll *c = &G->colls[id];
     uint32_t used = c->used, first = c->first;
-    if (c->placed && G->k.blocks > 1 && (S->tq_len > 0 || S->got > 0))
-        first = 1 + S->place_next++ % (uint32_t)(G->k.blocks - 1);
+    if (c->placed && used > 1) first = PCCL_SQ_GROUP(raw) * used;
+    else if (c->placed && G->k.blocks > 1 && (S->tq_len > 0 || S->got > 0))
+        first = 1 + (uint32_t)(t % (uint64_t)(G->k.blocks - 1));
     if (first == 0 && used < 2) return 1;
     G->dargs[id] = a;
     pccl_fence_rel_gpu();
     for (uint32_t o = first ? first : 1; o < first + used; o++) {
-        uint64_t t = G->dsq_tail[o]++;
-        pccl_st_post_gpu(&G->dsq[(size_t)o * G->k.depth + t % G->k.depth], ((t + 1) & 0xffffffffull) << 32 | raw);
+        uint64_t e = G->dsq_tail[o]++;
+        pccl_st_post_gpu(&G->dsq[(size_t)o * G->k.depth + e % G->k.depth],
+                         ((e + 1) & 0xffffffffull) << 32 | (uint32_t)PCCL_TASK(raw, o - first));
     }
     return first == 0;
 }
 
-/* Block b's context of the collective: its lane's (core.h, pccl_lane). */
-PCCL_FN pccl_ctx *pccl_ctx_of(const pccl_gpu *G, int32_t id, int b)
+/* The context of lane `lane` of collective id (core.h). */
+PCCL_FN pccl_ctx *pccl_ctx_of(const pccl_gpu *G, int32_t id, uint32_t lane)
 {
-    const pccl_coll *c = &G->colls[id];
-    return &G->ctx[(size_t)id * G->k.blocks + c->first + pccl_lane(c, b)];
+    return &G->ctx[pccl_ctx_slot(&G->colls[id], id, G->k.blocks, lane)];
 }
 
 /* A fetched invocation into the block's context and task queue. */
-PCCL_FN void pccl_take(pccl_blk *S, const pccl_gpu *G, int b, uint32_t raw, pccl_args a, uint64_t now)
+PCCL_FN void pccl_take(pccl_blk *S, const pccl_gpu *G, uint32_t raw, pccl_args a, uint64_t now, uint32_t lane)
 {
     int32_t id = (int32_t)(raw & PCCL_SQ_ID_MASK);
-    pccl_ctx *x = pccl_ctx_of(G, id, b);
-    x->group = pccl_lane(&G->colls[id], b); /* lane g starts with group g */
+    pccl_ctx *x = pccl_ctx_of(G, id, lane);
+    x->group = lane; /* lane g starts with group g */
     x->loop = 0;
     x->step = 0;
     x->next = 0;
@@ -166,7 +180,7 @@ PCCL_FN void pccl_take(pccl_blk *S, const pccl_gpu *G, int b, uint32_t raw, pccl
     x->sendbuf = a.sendbuf;
     x->recvbuf = a.recvbuf;
     x->t_fetch = now;
-    pccl_enqueue(S, G, id);
+    pccl_enqueue(S, G, PCCL_TASK(id, lane));
 }
 
 /* Block 0's look at the host's SQ across PCIe: the head record alone (one
@@ -221,7 +235,7 @@ PCCL_FN int pccl_fetch_host(pccl_blk *S, const pccl_gpu *G, uint64_t now)
         pccl_args a;
         a.sendbuf = (const void *)(uintptr_t)S->sqw[i][1];
         a.recvbuf = (void *)(uintptr_t)S->sqw[i][2];
-        if (pccl_hand_on(S, G, raw, a)) pccl_take(S, G, 0, raw, a, now);
+        if (pccl_hand_on(S, G, raw, a, S->sq_head + (uint64_t)i)) pccl_take(S, G, raw, a, now, 0);
     }
     S->sq_head += (uint64_t)n;
     return n;
@@ -249,8 +263,8 @@ PCCL_FN int pccl_fetch(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
     while (S->tq_len < G->k.depth) {
         uint64_t e = pccl_ld_acq(&sq[S->sq_head % G->k.depth]);
         if ((e >> 32) != ((S->sq_head + 1) & 0xffffffffull)) break;
-        uint32_t raw = (uint32_t)e;
-        pccl_take(S, G, b, raw, G->dargs[raw & PCCL_SQ_ID_MASK], now); /* one 16-byte read */
+        uint32_t lane = PCCL_TASK_LANE((uint32_t)e), raw = (uint32_t)e & ~(63u << PCCL_LANE_SHIFT);
+        pccl_take(S, G, raw, G->dargs[raw & PCCL_SQ_ID_MASK], now, lane); /* one 16-byte read */
         S->sq_head++;
         n++;
     }
@@ -520,9 +534,10 @@ PCCL_FN int pccl_pick(pccl_blk *S, const pccl_gpu *G, int b)
         int j = S->pos + (int)(pccl_rand(&S->rng) % (uint64_t)(S->tq_len - S->pos));
         int32_t t = S->tq[S->pos]; S->tq[S->pos] = S->tq[j]; S->tq[j] = t;
     }
-    S->cur = S->tq[S->pos];
+    S->cur = PCCL_TASK_ID(S->tq[S->pos]);
+    S->lane = PCCL_TASK_LANE(S->tq[S->pos]);
     if (!S->st.t_pick) S->st.t_pick = PCCL_NOW_NS(); /* one clock read per launch */
-    S->act = *pccl_ctx_of(G, S->cur, b);
+    S->act = *pccl_ctx_of(G, S->cur, S->lane);
     S->act_dirty = 0;
     S->th = S->th_init = G->k.chaos ? 1 + (int64_t)(pccl_rand(&S->rng) % 4) : pccl_threshold(&G->k, S->pos);
     S->waited = S->carry; /* the first pick of a launch resumes the cut one's wait (pccl_wait) */
@@ -530,9 +545,10 @@ PCCL_FN int pccl_pick(pccl_blk *S, const pccl_gpu *G, int b)
     return 1;
 }
 
-PCCL_FN char *pccl_conn(char *arena, const pccl_coll *c, const pccl_gpu *G, int b)
+/* Lane `lane`'s connectors of collective c in an arena (ours, or a peer's). */
+PCCL_FN char *pccl_conn(char *arena, const pccl_coll *c, const pccl_gpu *G, uint32_t lane)
 {
-    return arena + c->conn_off + (size_t)pccl_lane(c, b) * pccl_conn_stride(c, G->k.slots);
+    return arena + c->conn_off + (size_t)lane * pccl_conn_stride(c, G->k.slots);
 }
 
 /* One look at the step's connectors: is its input there (RECV) and its
@@ -541,7 +557,7 @@ PCCL_FN int pccl_ready(const pccl_blk *S, const pccl_gpu *G, int b)
 {
     const pccl_coll *c = &G->colls[S->cur];
     int f = PCCL_STEP_FLAGS(c->steps[S->act.step]);
-    char *mine = pccl_conn(G->arena, c, G, b);
+    char *mine = pccl_conn(G->arena, c, G, S->lane);
     /* A stream-ordered invocation (lib/stream.c) may read its input only once
      * its stream wrote the gate: until then it is not ready, and waits (and is
      * preempted) like any collective whose peer is not there yet. */
@@ -567,7 +583,7 @@ PCCL_FN void pccl_fill(const pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
     const pccl_coll *c = &G->colls[S->cur];
     uint16_t s = c->steps[S->act.step];
     int f = PCCL_STEP_FLAGS(s), slots = G->k.slots;
-    char *mine = pccl_conn(G->arena, c, G, b);
+    char *mine = pccl_conn(G->arena, c, G, S->lane);
     uint64_t in_off, out_off, cnt;
     pccl_chunk(c, S->act.group * c->ilv + S->act.loop, PCCL_STEP_CHUNK(s), &in_off, &out_off, &cnt);
     size_t slot = pccl_slot_bytes(c), ring = pccl_conn_ring(slots);
@@ -575,7 +591,7 @@ PCCL_FN void pccl_fill(const pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
     j->b = (f & PCCL_IN) ? (const char *)S->act.sendbuf + in_off * c->esize : NULL;
     j->d0 = (f & PCCL_OUT) ? (char *)S->act.recvbuf + out_off * c->esize : NULL;
     j->d1 = (f & PCCL_SEND)
-                ? pccl_conn(G->next_arena, c, G, b) + ring + (S->act.send_step % slots) * slot
+                ? pccl_conn(G->next_arena, c, G, S->lane) + ring + (S->act.send_step % slots) * slot
                 : NULL;
     j->n = cnt;
     j->dtype = c->dtype;
@@ -642,7 +658,7 @@ PCCL_FN int pccl_advance(pccl_blk *S, const pccl_gpu *G, int b)
     if (c->dyn && !S->act.next) {
         if (c->claimer) S->act.next = pccl_claim(S, G);
         else if (f & PCCL_RECV) /* what the sender knew, read before the head frees the slot */
-            S->act.next = pccl_ld_acq((const uint64_t *)(pccl_conn(G->arena, c, G, b) + PCCL_CONN_HDR +
+            S->act.next = pccl_ld_acq((const uint64_t *)(pccl_conn(G->arena, c, G, S->lane) + PCCL_CONN_HDR +
                                                          (S->act.recv_step % G->k.slots) * 8));
     }
     if (f & PCCL_SEND) { /* LL: the data carried its flags, no tail to post */
@@ -683,12 +699,12 @@ PCCL_FN void pccl_post(pccl_blk *S, const pccl_gpu *G, int b)
 {
     if (!S->pend_tail && !S->pend_head) return;
     const pccl_coll *c = &G->colls[S->cur];
-    char *next = pccl_conn(G->next_arena, c, G, b);
+    char *next = pccl_conn(G->next_arena, c, G, S->lane);
     if (S->pend_tail && c->dyn)
         pccl_st_post((uint64_t *)(next + PCCL_CONN_HDR + ((S->pend_tail - 1) % G->k.slots) * 8), S->pend_hdr);
     pccl_fence_rel();
     if (S->pend_tail) pccl_st_post((uint64_t *)(next + PCCL_CONN_TAIL), S->pend_tail);
-    if (S->pend_head) pccl_st_post((uint64_t *)(pccl_conn(G->prev_arena, c, G, b) + PCCL_CONN_HEAD), S->pend_head);
+    if (S->pend_head) pccl_st_post((uint64_t *)(pccl_conn(G->prev_arena, c, G, S->lane) + PCCL_CONN_HEAD), S->pend_head);
     S->pend_tail = S->pend_head = 0;
 }
 
@@ -697,7 +713,7 @@ PCCL_FN void pccl_post(pccl_blk *S, const pccl_gpu *G, int b)
  * pccl_flush_done. */
 PCCL_FN void pccl_complete(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
 {
-    *pccl_ctx_of(G, S->cur, b) = S->act;
+    *pccl_ctx_of(G, S->cur, S->lane) = S->act;
     S->st.completions++;
     if (G->k.profile) S->st.ns_life += now - S->act.t_fetch;
     for (int i = S->pos; i + 1 < S->tq_len; i++) S->tq[i] = S->tq[i + 1];
@@ -722,7 +738,7 @@ PCCL_FN void pccl_complete(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
  * saving) and move on. */
 PCCL_FN void pccl_preempt(pccl_blk *S, const pccl_gpu *G, int b)
 {
-    if (S->act_dirty) *pccl_ctx_of(G, S->cur, b) = S->act;
+    if (S->act_dirty) *pccl_ctx_of(G, S->cur, S->lane) = S->act;
     S->st.preemptions++;
     S->pos++;
 }
@@ -731,7 +747,7 @@ PCCL_FN void pccl_preempt(pccl_blk *S, const pccl_gpu *G, int b)
  * keeps its place, where the next launch resumes the pass. */
 PCCL_FN void pccl_stop_cut(pccl_blk *S, const pccl_gpu *G, int b)
 {
-    if (S->act_dirty) *pccl_ctx_of(G, S->cur, b) = S->act;
+    if (S->act_dirty) *pccl_ctx_of(G, S->cur, S->lane) = S->act;
 }
 
 /* The block's totals to pinned memory, where the host reads them at any

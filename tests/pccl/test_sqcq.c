@@ -69,9 +69,10 @@ static void test_sq_batch(void)
     sq[5].w[1] = 0; /* entry 5's word never written */
     PT_CHECK(pccl_sq_read(sq, SQ_DEPTH, 5, PCCL_SQ_BATCH, out) == 0, "a stale head: none");
     /* Across the tags' wrap (lap 7 has tag 0, lap 8 tag 1), with ids past
-     * the first word's 12 bits, and gated. */
+     * the first word's 12 bits, a group (core.h, PCCL_SQ_GROUP), and gated. */
     uint64_t firsts[] = {7 * SQ_DEPTH - 2, 8 * SQ_DEPTH - 1, 1000003};
-    uint32_t hi[] = {0x5000, 0x80000000u | 0x1fff000, 0x80000000u};
+    uint32_t hi[] = {0x5000 | 3u << PCCL_SQ_GROUP_SHIFT, 0x80000000u | 0xff000 | 31u << PCCL_SQ_GROUP_SHIFT,
+                     0x80000000u};
     for (size_t f = 0; f < sizeof firsts / sizeof *firsts; f++) {
         memset(sq, 0, sizeof sq);
         sq_fill(sq, firsts[f] - SQ_DEPTH, SQ_DEPTH, 0); /* the slots' previous occupants */
@@ -244,6 +245,51 @@ static void test_place(void)
     pt_end();
 }
 
+/* PCCL_SPREAD=2 on collectives of two blocks (lanes 0 and 1), 6 blocks:
+ * the host places invocation n of collective id on group 1 + (id + n) % 2,
+ * blocks 2-3 or 4-5 (run.c, place_group), the same on every rank.  A burst
+ * on 3 ranks, odd ranks in the opposite order: exact, every collective on
+ * two blocks (the test covers what it says), blocks 0-1 run none of them,
+ * and each block ran as many on every rank.  Block 0 deciding from its own
+ * state (free or not: the rule for one block) fails the last two. */
+static void test_place_groups(void)
+{
+    enum { RANKS = 3, BLOCKS = 6, CASES = 4, ROUNDS = 3 };
+    pcclComm_t c[RANKS];
+    pcclConfig_t cfg = pt_config(BLOCKS, 256);
+    pt_begin("sqcq: the host places collectives of several blocks alike on every rank", 120);
+    setenv("PCCL_SPREAD", "2", 1);
+    int bad = pt_init(c, RANKS, &cfg);
+    unsetenv("PCCL_SPREAD");
+    if (bad) { pt_end(); return; }
+    pt_case cases[CASES];
+    memset(cases, 0, sizeof cases);
+    for (int i = 0; i < CASES; i++) /* 32 floats a rank: two loops of 16 (the least), two blocks */
+        cases[i].c = (ck_coll){i % 2 ? pcclCollAllGather : pcclCollReduceScatter, pcclFloat, pcclSum, 0, 32, RANKS};
+    PT_CHECK(pt_run_cases(c, RANKS, cases, CASES, 13, ROUNDS, 1) == 0, "wrong results");
+    for (int k = 0; k < c[0]->ncolls; k++)
+        PT_CHECK(c[0]->colls[k].dev.used == 2 && c[0]->colls[k].dev.placed, "collective %d: on %u blocks, placed %d",
+                 k, c[0]->colls[k].dev.used, c[0]->colls[k].dev.placed);
+    for (int r = 0; r < RANKS; r++) PT_OK(pcclDeviceSynchronize(c[r])); /* the blocks' counts published */
+    uint64_t ran[RANKS][BLOCKS];
+    for (int r = 0; r < RANKS; r++)
+        for (int b = 0; b < BLOCKS; b++) {
+            pcclStats_t st;
+            PT_OK(pcclCommGetBlockStats(c[r], b, &st));
+            ran[r][b] = st.blockCompletions;
+        }
+    for (int r = 0; r < RANKS; r++) {
+        PT_CHECK(ran[r][0] + ran[r][1] == 0, "rank %d: blocks 0-1 ran %llu lanes", r,
+                 (unsigned long long)(ran[r][0] + ran[r][1]));
+        PT_CHECK(ran[r][4] > 0, "rank %d: blocks 4-5 ran nothing of a burst of collectives on two blocks", r);
+        for (int b = 0; b < BLOCKS; b++)
+            PT_CHECK(ran[r][b] == ran[0][b], "block %d ran %llu lanes on rank %d, %llu on rank 0", b,
+                     (unsigned long long)ran[r][b], r, (unsigned long long)ran[0][b]);
+    }
+    pt_destroy(c, RANKS);
+    pt_end();
+}
+
 int pt_register_sqcq(void)
 {
     CU_pSuite s = CU_add_suite("sqcq", NULL, NULL);
@@ -253,7 +299,8 @@ int pt_register_sqcq(void)
         !CU_add_test(s, "CQ: gathered completions on consecutive tickets, in order, with their flags",
                      test_cq_flush) ||
         !CU_add_test(s, "small collectives of different ids run on different blocks, exact", test_spread) ||
-        !CU_add_test(s, "block 0 keeps a small collective while free, hands bursts on, exact", test_place))
+        !CU_add_test(s, "block 0 keeps a small collective while free, hands bursts on, exact", test_place) ||
+        !CU_add_test(s, "collectives of two blocks run on the same groups on every rank, exact", test_place_groups))
         return -1;
     return 0;
 }
