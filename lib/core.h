@@ -673,9 +673,9 @@ int pccl_pick_proto(int knob, int type, uint64_t bytes, int nranks);
 /* The algorithm, likewise: PCCL_ALGO_DIRECT only where it applies
  * (all-reduce on 2 ranks), else the ring. */
 int pccl_pick_algo(int knob, int type, uint64_t bytes, int nranks);
-/* The fewest blocks a collective of `bytes` runs on (blocks of `threads`;
- * host: the host backend), by the measured table (lib/tune.c). */
-uint64_t pccl_pick_min_blocks(uint64_t bytes, uint64_t threads, int host);
+/* The fewest blocks a collective of `bytes` on `nranks` runs on (blocks of
+ * `threads`; host: the host backend), by the measured table (lib/tune.c). */
+uint64_t pccl_pick_min_blocks(uint64_t bytes, uint64_t threads, int nranks, int host);
 #ifdef __cplusplus
 }
 #endif

@@ -52,18 +52,25 @@ int pccl_pick_algo(int knob, int type, uint64_t bytes, int nranks)
  * one block against 16.0-16.9 with 4 or more (8 B, one block anyway: 11.7-
  * 12.6); two ranks sharing the GPU (LL, direct), 17.1-19.0 us against
  * 20.8-22.7 from 128 B to 8 KiB, but 25.8 against 23.5 at 32 KiB and twice
- * the time from 128 KiB.  So one block up to 8 KiB, at any rank count
- * (not yet measured on 2+ GPUs); the host backend as before.  Which block:
+ * the time from 128 KiB.  So one block up to 8 KiB on 2 ranks and more
+ * (not yet measured on 2+ GPUs).  One rank moves its data with one copy,
+ * no peer: one block up to 64 KiB (ONE_BLOCK_MAX_1RANK).  On one H100
+ * (results/hostpath/one-rank-blocks.md), round trip 16-64 KiB 12.3-14.7 us
+ * on one block against 16.3-17.4 with 4 (nccl-tests 11.6-11.9), back to
+ * back 3.9-4.7 against 3.9-4.3 (nccl-tests 4.9-5.7); from 128 KiB one
+ * block's copy takes the gain back (512 KiB: 21.6 against 19.7 round trip).
+ * The host backend as before.  Which block:
  * block 0 while it is free, else the next in turn (PCCL_SPREAD=2, the
  * default: scheduler.h, pccl_hand_on), id % blocks with PCCL_SPREAD=1
  * (core.h, pccl_first_block), 0 with PCCL_SPREAD=0. */
 #define ONE_BLOCK_MAX (8u << 10)
+#define ONE_BLOCK_MAX_1RANK (64u << 10)
 
-uint64_t pccl_pick_min_blocks(uint64_t bytes, uint64_t threads, int host)
+uint64_t pccl_pick_min_blocks(uint64_t bytes, uint64_t threads, int nranks, int host)
 {
     /* The host backend keeps several: its blocks are threads, the cost above
      * is the GPU's, and its tests' small collectives exercise the blocks'
      * hand-offs (a collective of 8 B has one loop, one block, anyway). */
-    if (bytes <= ONE_BLOCK_MAX && !host) return 1;
+    if (!host && bytes <= (nranks == 1 ? ONE_BLOCK_MAX_1RANK : ONE_BLOCK_MAX)) return 1;
     return (4 * 512 + threads - 1) / threads; /* 4 x 512 threads' worth at least */
 }

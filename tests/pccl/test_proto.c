@@ -13,7 +13,7 @@
 /* lib/tune.c's tables (core.h declares them; the tests see only pccl.h). */
 int pccl_pick_proto(int knob, int type, uint64_t bytes, int nranks);
 int pccl_pick_algo(int knob, int type, uint64_t bytes, int nranks);
-uint64_t pccl_pick_min_blocks(uint64_t bytes, uint64_t threads, int host);
+uint64_t pccl_pick_min_blocks(uint64_t bytes, uint64_t threads, int nranks, int host);
 
 /* An environment variable set for the length of a test. */
 typedef struct {
@@ -52,18 +52,25 @@ static void test_tuner(void)
     CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_DIRECT, 0, 8, 3), PCCL_ALGO_RING);
     for (int t = 1; t < pcclNumColls; t++) CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_DIRECT, t, 8, 2), PCCL_ALGO_RING);
     CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_RING, 0, 8, 2), PCCL_ALGO_RING);
-    /* blocks: one for small collectives on the GPU, 4 x 512 threads' worth
-     * above, and never fewer as the size grows; the host backend keeps 4 */
-    CU_ASSERT_EQUAL(pccl_pick_min_blocks(8, 512, 0), 1);
-    CU_ASSERT_EQUAL(pccl_pick_min_blocks(8u << 10, 512, 0), 1);
-    CU_ASSERT_EQUAL(pccl_pick_min_blocks((8u << 10) + 1, 512, 0), 4);
-    CU_ASSERT_EQUAL(pccl_pick_min_blocks(1u << 20, 256, 0), 8);
-    CU_ASSERT_EQUAL(pccl_pick_min_blocks(8, 512, 1), 4);
-    for (uint64_t b = 8, prev = 1; b <= (1ull << 30); b *= 2) {
-        uint64_t m = pccl_pick_min_blocks(b, 512, 0);
-        CU_ASSERT(m >= prev);
-        prev = m;
+    /* blocks: one for small collectives on the GPU (up to 8 KiB, 64 KiB on
+     * one rank), 4 x 512 threads' worth above, and never fewer as the size
+     * grows; the host backend keeps 4 */
+    for (int n = 2; n <= 8; n *= 2) {
+        CU_ASSERT_EQUAL(pccl_pick_min_blocks(8, 512, n, 0), 1);
+        CU_ASSERT_EQUAL(pccl_pick_min_blocks(8u << 10, 512, n, 0), 1);
+        CU_ASSERT_EQUAL(pccl_pick_min_blocks((8u << 10) + 1, 512, n, 0), 4);
     }
+    CU_ASSERT_EQUAL(pccl_pick_min_blocks(64u << 10, 512, 1, 0), 1);
+    CU_ASSERT_EQUAL(pccl_pick_min_blocks((64u << 10) + 1, 512, 1, 0), 4);
+    CU_ASSERT_EQUAL(pccl_pick_min_blocks(1u << 20, 256, 2, 0), 8);
+    CU_ASSERT_EQUAL(pccl_pick_min_blocks(8, 512, 1, 1), 4);
+    CU_ASSERT_EQUAL(pccl_pick_min_blocks(8, 512, 2, 1), 4);
+    for (int n = 1; n <= 8; n *= 2)
+        for (uint64_t b = 8, prev = 1; b <= (1ull << 30); b *= 2) {
+            uint64_t m = pccl_pick_min_blocks(b, 512, n, 0);
+            CU_ASSERT(m >= prev);
+            prev = m;
+        }
     /* a threshold that grows with the size: once Simple, Simple above */
     for (int n = 2; n <= 8; n++) {
         int simple = 0;
