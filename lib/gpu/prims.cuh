@@ -87,29 +87,41 @@ __device__ __forceinline__ T pccl_elem(int op, int dv, bool has_a, bool has_b, b
 /* 16 bytes at a time where every buffer is 16-byte aligned (a slot always
  * is: chunks are multiples of 16 elements), one element at a time for the
  * rest: one thread's 16-byte access is a single NVLink transaction where four
- * 4-byte ones are four.  Each thread first loads PCCL_UNROLL vectors, then
- * reduces and stores them: the loads of one batch are in flight together,
- * where a load-reduce-store loop waits out one memory latency per vector
- * (the stores may alias the next loads, so the compiler cannot overlap
+ * 4-byte ones are four.  Each thread first loads U vectors, then reduces and
+ * stores them: the loads of one batch are in flight together, where a
+ * load-reduce-store loop waits out one memory latency per vector (the
+ * stores may alias the next loads, so the compiler cannot overlap
  * iterations by itself).  OP, HA, HB (the operation, the operands present)
  * are fixed per instantiation: the batch holds only what it needs in
- * registers, and no switch is compiled into every element. */
+ * registers, and no switch is compiled into every element.
+ * A copy (one operand) of two batches of PCCL_COPY_UNROLL per thread or
+ * more goes that wide, in a frame of its own: on one H100 it took one
+ * rank's 8 and 32 MiB all-reduce from 17.4-17.8 to 16.4-16.9 us and from
+ * 48.2-48.5 to 44.5-45.6 back to back, and two ranks' 32 MiB on one GPU
+ * from 182.5-185.1 to 174.6-178.5, smaller sizes unchanged.  Reductions stay at 4:
+ * at 8, two operands spilled, and two ranks' 32 MiB took 210 us.  With
+ * every copy 8 wide in one frame, small ones got slower (32 KiB one rank
+ * back to back 4.4-4.8 against 4.0-4.3 us).
+ * (results/hostpath/one-rank-blocks.md, "Wider copies".) */
 #ifndef PCCL_UNROLL
 #define PCCL_UNROLL 4
 #endif
+#ifndef PCCL_COPY_UNROLL
+#define PCCL_COPY_UNROLL 8
+#endif
 
-template <typename T, typename Ops, int OP, bool HA, bool HB>
-__device__ __noinline__ uint64_t pccl_prim_vec(const pccl_job *j)
+/* Whole batches of U vectors from vector i (this thread's first) on;
+ * returns the thread's next vector. */
+template <typename T, typename Ops, int OP, bool HA, bool HB, int U>
+__device__ __forceinline__ uint64_t pccl_vec_batches(const pccl_job *j, uint64_t i, uint64_t nv, uint64_t stride)
 {
-    constexpr int L = 16 / sizeof(T), U = PCCL_UNROLL;
+    constexpr int L = 16 / sizeof(T);
     union vec { uint4 u; T e[L]; };
     const uint4 *a = (const uint4 *)j->a, *b = (const uint4 *)j->b;
     uint4 *d0 = (uint4 *)j->d0, *d1 = (uint4 *)j->d1;
-    const uint64_t nv = j->n / L, stride = blockDim.x - PCCL_CTRL_THREADS;
     const int dv = j->div;
     const bool sw = j->swap;
-    uint64_t i = threadIdx.x - PCCL_CTRL_THREADS;
-    for (; i + (U - 1) * stride < nv; i += U * stride) { /* whole batches */
+    for (; i + (U - 1) * stride < nv; i += U * stride) {
         vec x[U], y[U];
 #pragma unroll
         for (int k = 0; k < U; k++) {
@@ -124,16 +136,29 @@ __device__ __noinline__ uint64_t pccl_prim_vec(const pccl_job *j)
             if (d1) d1[i + k * stride] = x[k].u;
         }
     }
-    for (; i < nv; i += stride) { /* the last, partial batch */
-        vec x, y;
-        if (HA) x.u = __ldcg(a + i);
-        if (HB) y.u = b[i];
-#pragma unroll
-        for (int e = 0; e < L; e++) x.e[e] = pccl_elem<T, Ops>(OP, dv, HA, HB, sw, x.e[e], y.e[e]);
-        if (d0) d0[i] = x.u;
-        if (d1) d1[i] = x.u;
-    }
+    return i;
+}
+
+/* A job's vectors: batches of U, then of PCCL_UNROLL, then one at a time.
+ * Its own frame per U: the wider copy's registers do not crowd the
+ * narrower one, which small jobs run as before. */
+template <typename T, typename Ops, int OP, bool HA, bool HB, int U>
+__device__ __noinline__ uint64_t pccl_prim_vec(const pccl_job *j)
+{
+    constexpr int L = 16 / sizeof(T);
+    const uint64_t nv = j->n / L, stride = blockDim.x - PCCL_CTRL_THREADS;
+    uint64_t i = pccl_vec_batches<T, Ops, OP, HA, HB, U>(j, threadIdx.x - PCCL_CTRL_THREADS, nv, stride);
+    if (U > PCCL_UNROLL) i = pccl_vec_batches<T, Ops, OP, HA, HB, PCCL_UNROLL>(j, i, nv, stride);
+    pccl_vec_batches<T, Ops, OP, HA, HB, 1>(j, i, nv, stride); /* the last, partial batch */
     return nv * L;
+}
+
+/* A copy (one operand) of at least two batches of PCCL_COPY_UNROLL per thread goes that wide. */
+template <typename T, typename Ops, bool HA, bool HB> __device__ __forceinline__ uint64_t pccl_copy_vec(const pccl_job *j)
+{
+    const uint64_t nv = j->n / (16 / sizeof(T)), stride = blockDim.x - PCCL_CTRL_THREADS;
+    if (nv >= 2 * PCCL_COPY_UNROLL * stride) return pccl_prim_vec<T, Ops, 0, HA, HB, PCCL_COPY_UNROLL>(j);
+    return pccl_prim_vec<T, Ops, 0, HA, HB, PCCL_UNROLL>(j);
 }
 
 template <typename T, typename Ops> __device__ void pccl_prim(const pccl_job *j)
@@ -144,13 +169,14 @@ template <typename T, typename Ops> __device__ void pccl_prim(const pccl_job *j)
     const int op = j->op, dv = j->div;
     uint64_t done = 0;
     if ((((uintptr_t)a | (uintptr_t)b | (uintptr_t)d0 | (uintptr_t)d1) & 15) == 0) {
-        if (!a) done = pccl_prim_vec<T, Ops, 0, false, true>(j); /* a copy: the op does not matter */
-        else if (!b) done = pccl_prim_vec<T, Ops, 0, true, false>(j);
+        constexpr int U = PCCL_UNROLL;
+        if (!a) done = pccl_copy_vec<T, Ops, false, true>(j); /* a copy: the op does not matter */
+        else if (!b) done = pccl_copy_vec<T, Ops, true, false>(j);
         else switch (op) {
-        case 1: done = pccl_prim_vec<T, Ops, 1, true, true>(j); break;
-        case 2: done = pccl_prim_vec<T, Ops, 2, true, true>(j); break;
-        case 3: done = pccl_prim_vec<T, Ops, 3, true, true>(j); break;
-        default: done = pccl_prim_vec<T, Ops, 0, true, true>(j); break; /* sum, and avg's sum */
+        case 1: done = pccl_prim_vec<T, Ops, 1, true, true, U>(j); break;
+        case 2: done = pccl_prim_vec<T, Ops, 2, true, true, U>(j); break;
+        case 3: done = pccl_prim_vec<T, Ops, 3, true, true, U>(j); break;
+        default: done = pccl_prim_vec<T, Ops, 0, true, true, U>(j); break; /* sum, and avg's sum */
         }
     }
     for (uint64_t i = done + threadIdx.x - PCCL_CTRL_THREADS; i < n; i += blockDim.x - PCCL_CTRL_THREADS) {
