@@ -610,9 +610,10 @@ PCCL_FN size_t pccl_ctx_slot(const pccl_coll *c, int32_t id, int blocks, uint32_
 /* A task-queue entry: the collective's id and the lane the block runs it
  * as (in the SQ entries block 0 hands on, the same bits of the low word). */
 #define PCCL_LANE_SHIFT 25
+#define PCCL_LANE_MASK (63u << PCCL_LANE_SHIFT)
 #define PCCL_TASK(id, lane) ((int32_t)((uint32_t)(id) | (uint32_t)(lane) << PCCL_LANE_SHIFT))
 #define PCCL_TASK_ID(t) ((int32_t)((uint32_t)(t) & PCCL_SQ_ID_MASK))
-#define PCCL_TASK_LANE(t) (((uint32_t)(t) >> PCCL_LANE_SHIFT) & 63u)
+#define PCCL_TASK_LANE(t) (((uint32_t)(t) & PCCL_LANE_MASK) >> PCCL_LANE_SHIFT)
 
 /* Loops in a group (the last one may have fewer; an empty collective's one). */
 PCCL_FN uint32_t pccl_group_loops(const pccl_coll *c, uint64_t group)

@@ -28,7 +28,7 @@ typedef struct {
     void *cb_arg;
     uint64_t completions;
     uint64_t issued;          /* invocations issued, ever: the daemon's count too (ctx.inv) */
-    uint64_t submits;         /* invocations written to the SQ, ever (run.c, pccl_place_group) */
+    uint64_t submits;         /* invocations written to the SQ, ever (run.c, place_group) */
     uint64_t waited;          /* the latest ticket a stream waits for (pcclStreamWaitRun) */
     int held_pos;             /* its place in the held set (stream.c), -1: not held */
     /* Stream-ordered invocations issued while one is in flight (stream.c):

@@ -132,7 +132,7 @@ PCCL_FN void pccl_enqueue(pccl_blk *S, const pccl_gpu *G, int32_t task)
  *   on counting), so that invocations in flight run side by side, block 0
  *   only reading their records.
  * - On several blocks, the group the host named in the record (run.c,
- *   pccl_place_group): blocks g used .. g used + used-1, never block 0's.
+ *   place_group): blocks g used .. g used + used-1, never block 0's.
  *   Every rank derives the group alike, from the id and the invocation's
  *   number, so lane l of a ring sits behind the same collectives on every
  *   rank.  With each rank choosing from its own state (block 0 free or
@@ -263,7 +263,7 @@ PCCL_FN int pccl_fetch(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
     while (S->tq_len < G->k.depth) {
         uint64_t e = pccl_ld_acq(&sq[S->sq_head % G->k.depth]);
         if ((e >> 32) != ((S->sq_head + 1) & 0xffffffffull)) break;
-        uint32_t lane = PCCL_TASK_LANE((uint32_t)e), raw = (uint32_t)e & ~(63u << PCCL_LANE_SHIFT);
+        uint32_t lane = PCCL_TASK_LANE((uint32_t)e), raw = (uint32_t)e & ~PCCL_LANE_MASK;
         pccl_take(S, G, raw, G->dargs[raw & PCCL_SQ_ID_MASK], now, lane); /* one 16-byte read */
         S->sq_head++;
         n++;
