@@ -258,10 +258,7 @@ static void test_place_groups(void)
     pcclComm_t c[RANKS];
     pcclConfig_t cfg = pt_config(BLOCKS, 256);
     pt_begin("sqcq: the host places collectives of several blocks alike on every rank", 120);
-    setenv("PCCL_SPREAD", "2", 1);
-    int bad = pt_init(c, RANKS, &cfg);
-    unsetenv("PCCL_SPREAD");
-    if (bad) { pt_end(); return; }
+    if (init_spread(c, RANKS, &cfg, "2")) { pt_end(); return; }
     pt_case cases[CASES];
     memset(cases, 0, sizeof cases);
     for (int i = 0; i < CASES; i++) /* 32 floats a rank: two loops of 16 (the least), two blocks */
