@@ -50,6 +50,9 @@ static void comm_free(pcclComm_t c)
     pccl_trace_close(c);
     pccl_slice_log_close(c);
     if (c->be) c->be->close(c);
+#ifdef PCCL_HAVE_CUDA
+    if (c->watch == 1) pccl_watch_stop_cuda();
+#endif
     free(c->colls);
     free(c->gwatch);
     free(c->held);
@@ -79,6 +82,21 @@ static void group_leave(pccl_group *g)
 }
 
 /* ---- creation ---------------------------------------------------------------- */
+
+/* The watch (watch.c; lib/README.md, "The watch"), before the backend
+ * copies the knobs to the GPU: with it, the slice is a backstop (32 ms
+ * unless PCCL_SLICE_US is set). */
+static void watch_start(pcclComm_t c)
+{
+    if (!c->watch_ns) return;
+    if (c->be == &pccl_host_backend) c->watch = 2;
+#ifdef PCCL_HAVE_CUDA
+    else if (pccl_watch_start_cuda()) c->watch = 1;
+#endif
+    if (!c->watch) return;
+    c->G.k.watch = 1;
+    if (c->slice_default) c->G.k.slice_ns = (int64_t)PCCL_WATCH_SLICE_US * 1000;
+}
 
 static pcclResult_t comm_create(pcclComm_t *out, int rank, int nranks, int dev, const pcclConfig_t *cfg)
 {
@@ -114,6 +132,7 @@ static pcclResult_t comm_create(pcclComm_t *out, int rank, int nranks, int dev, 
     c->colls = calloc((size_t)c->G.k.max_colls, sizeof *c->colls);
     if (!c->colls) { comm_free(c); return pccl_err(NULL, pcclSystemError, "out of host memory"); }
     c->be = be;
+    watch_start(c);
     c->poll_hot_ns = be == &pccl_host_backend ? 50000 : 2000000;
     /* (on the host backend the spin yields at every look: its cores run
      * the "GPUs") */
@@ -385,7 +404,7 @@ pcclResult_t pcclCommCuDevice(pcclComm_t c, int *d)
  * its waiters and callbacks hear it. */
 static void stop_daemon(pcclComm_t c, int abort)
 {
-    __atomic_store_n(&c->G.hdr->abort, 1u, __ATOMIC_RELEASE);
+    __atomic_fetch_or(&c->G.hdr->ctl, PCCL_CTL_ABORT, __ATOMIC_RELEASE);
     if (abort) pccl_stream_release(c); /* streams waiting for a collective go on */
     c->be->devsync(c);
     pthread_mutex_lock(&c->mu);
@@ -401,7 +420,7 @@ static void shutdown_comm(pcclComm_t c, int abort)
     c->stopping = 1;
     if (abort) {
         c->aborted = 1;
-        __atomic_store_n(&c->G.hdr->abort, 1u, __ATOMIC_RELEASE);
+        __atomic_fetch_or(&c->G.hdr->ctl, PCCL_CTL_ABORT, __ATOMIC_RELEASE);
     } else {
         pccl_wait_all_locked(c);
     }

@@ -351,10 +351,16 @@ typedef struct {
     uint64_t t_begin, t_cut, t_pick, t_first, t_end, t_work, t_plan;
 } pccl_blk_stats;
 
+#define PCCL_CTL_ABORT 1u
+#define PCCL_CTL_CUT 2u
 #define PCCL_HOLD_SET 8 /* held collectives the daemon can check itself */
 #define PCCL_HOLD_MANY 0xffffffffu
 typedef struct {
-    uint32_t abort; /* host -> daemon: quit now, for good */
+    /* host -> daemon: PCCL_CTL_ABORT, quit now, for good; PCCL_CTL_CUT, end
+     * this launch at the next decision, as the slice would (a call of the
+     * process waits for the GPU: watch.c); the host clears CUT before each
+     * launch.  One word, so that block 0's periodic look reads both. */
+    uint32_t ctl;
     /* daemon -> host: block 0 ended this launch because its time slice ran
      * out while work progressed (pccl_end); the host clears it before each
      * launch and relaunches at once when it is set (poller.c) */
@@ -402,6 +408,7 @@ typedef struct {
     uint64_t chaos_seed;
     int64_t slice_ns; /* a launch ends this long after it began, work or not (0: never) */
     int64_t slice_early_ns; /* ... or up to this long before, at a pass that finds the block idle */
+    int32_t watch;    /* the host may ask for a cut (PCCL_CTL_CUT): block 0 looks every PCCL_CTL_LOOK_NS */
 } pccl_knobs;
 
 /* Everything one GPU's daemon needs, by value (a kernel parameter). */

@@ -103,12 +103,12 @@ void pccl_dump_locked(pcclComm_t c, FILE *f, uint64_t quiet_ns)
     int running = c->be->running(c);
     fprintf(f, "pccl: rank %d of %d (device %d, pid %d): no completion for %llu ms with %llu outstanding "
             "(PCCL_HANG_DUMP_MS): daemon %s, launches %llu, submitted %llu, completed %llu, SQ tail %llu, "
-            "held by streams %d, gated invocations watched %d; header: hold %u, quitting %u, sliced %u, abort %u\n",
+            "held by streams %d, gated invocations watched %d; header: hold %u, quitting %u, sliced %u, ctl %u (1 abort, 2 cut)\n",
             c->rank, c->nranks, c->dev, (int)getpid(), (unsigned long long)(quiet_ns / 1000000),
             (unsigned long long)c->outstanding, running ? "running" : "not running",
             (unsigned long long)c->launches, (unsigned long long)c->submitted, (unsigned long long)c->completed,
             (unsigned long long)c->sq_tail, c->nheld, c->ngwatch, ld32(&hd->hold), ld32(&hd->quitting),
-            ld32(&hd->sliced), ld32(&hd->abort));
+            ld32(&hd->sliced), ld32(&hd->ctl));
     size_t ng = (size_t)c->ncolls * PCCL_GATE_SLOTS;
     uint64_t *fin = fetch(c, c->G.fin, sizeof *fin * (size_t)c->ncolls);
     uint64_t *gate = fetch(c, c->G.gate, sizeof *gate * ng);

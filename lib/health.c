@@ -53,7 +53,7 @@ void pccl_fail_locked(pcclComm_t c, uint64_t mask, const char *why)
                   c->fail_why); /* whichever thread found it: every thread's */
     /* The daemon stops for good before anything completes: the caller may
      * free its buffers as soon as its wait returns. */
-    __atomic_store_n(&c->G.hdr->abort, 1u, __ATOMIC_RELEASE);
+    __atomic_fetch_or(&c->G.hdr->ctl, PCCL_CTL_ABORT, __ATOMIC_RELEASE);
     pccl_stream_release(c); /* streams waiting for a collective go on */
     c->be->devsync(c);
     pccl_drain(c); /* what did complete before the daemon stopped completes as such */

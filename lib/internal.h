@@ -91,6 +91,12 @@ struct pcclComm {
     uint64_t launched_ns;       /* when the daemon was last launched (its slice's start) */
     int64_t slice_gap_ns;       /* PCCL_SLICE_GAP_US: the pause before a relaunch after a slice */
     int slice_align;            /* PCCL_SLICE_ALIGN (slice.c) */
+    int slice_default;          /* PCCL_SLICE_US was not set: the watch may lengthen it */
+    int watch;                  /* the watch's source (watch.c): 0 none, 1 CUPTI, 2 the host backend's calls */
+    uint64_t watch_ns;          /* PCCL_WATCH_US: a call this long in progress asks for a cut */
+    uint64_t watch_last;        /* the last cut asked for (0: none) */
+    uint64_t watch_asks;        /* cuts asked for */
+    uint64_t watch_firsts;      /* pccl_watch_firsts() when last looked at */
     int64_t relaunch_ns, backoff_ns, quit_seen_ns;
     uint64_t poll_hot_ns;       /* the poller spins this long after an event */
     uint64_t running_seen_ns;   /* when the daemon was last seen running */
@@ -281,6 +287,24 @@ uint64_t pccl_slice_plan_locked(pcclComm_t c, uint64_t call_ns);
 void pccl_slice_on_completion_locked(pcclComm_t c, uint64_t now);
 pcclResult_t pccl_slice_log_open(pcclComm_t c);
 void pccl_slice_log_close(pcclComm_t c);
+
+/* The watch (watch.c): the calls of the process in progress (each thread's
+ * outermost, since when), for the poller to ask for a cut only while one
+ * waits long.  enter/exit bracket a call; a muted thread's calls are pccl's
+ * own.  due: a call has waited thr, and the last cut (last) came before the
+ * middle of its wait.  start_cuda: 1 when CUPTI feeds the watch (else 0,
+ * and stderr says why, once); stop_cuda with each communicator that started
+ * it. */
+void pccl_watch_enter(void);
+void pccl_watch_exit(void);
+void pccl_watch_mute(int on);
+int pccl_watch_due(uint64_t now, uint64_t thr, uint64_t last);
+uint64_t pccl_watch_firsts(void); /* first launches of functions seen (CUPTI), for a cut each */
+int pccl_watch_start_cuda(void);
+void pccl_watch_stop_cuda(void);
+/* The slice while the watch runs, PCCL_SLICE_US unset: a backstop for a call
+ * the watch cannot see (lib/README.md, "The watch"). */
+#define PCCL_WATCH_SLICE_US 32000
 void pccl_finish(pcclComm_t c, int id, pcclResult_t status);
 void pccl_wait_all_locked(pcclComm_t c);
 /* 1 on c's poller thread (inside one of its callbacks, or a callback of

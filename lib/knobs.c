@@ -17,7 +17,7 @@ typedef struct {
 enum { K_BLOCKS, K_THREADS, K_CHUNK, K_SLOTS, K_SPIN_HEAD, K_SPIN_BASE, K_SPIN_MIN, K_STICKY, K_QUIT_US,
        K_RELAUNCH_US, K_ORDER, K_CHAOS, K_CHAOS_SEED, K_MAX_COLLS, K_DEPTH, K_ARENA, K_PROFILE, K_INTERLEAVE,
        K_DYNAMIC, K_PEER_TIMEOUT, K_SLICE_US, K_SLICE_GAP_US, K_PROTO, K_ALGO, K_TRACE_LAT,
-       K_WAIT_SPIN_US, K_SLICE_ALIGN, K_SLICE_EARLY_US, K_HANG_DUMP_MS, K_SPREAD, K_N };
+       K_WAIT_SPIN_US, K_SLICE_ALIGN, K_SLICE_EARLY_US, K_WATCH_US, K_HANG_DUMP_MS, K_SPREAD, K_N };
 static const knob_def knobs[K_N] = {
     [K_BLOCKS] = {"PCCL_BLOCKS", 64, 1, 1, PCCL_MAX_BLOCKS},
     /* at most the daemon's launch bound; at least a scheduling warp and a moving one */
@@ -60,6 +60,12 @@ static const knob_def knobs[K_N] = {
      * relaunch then falls in a moment without work (0: off; not yet measured
      * on GPUs, so off by default) */
     [K_SLICE_EARLY_US] = {"PCCL_SLICE_EARLY_US", 0, 0, 0, 60000000},
+    /* a call of the process in progress this long asks the daemon to end
+     * its launch (watch.c; lib/README.md, "The watch"); 0: no watch.  Off
+     * by default: on the GPU it costs every driver call of the process a
+     * CUPTI callback and takes CUPTI's one subscription, which a profiler
+     * started later is then refused */
+    [K_WATCH_US] = {"PCCL_WATCH_US", 0, 0, 0, 60000000},
     /* environment only (a diagnosis, not a setting): the hang report (dump.c) */
     [K_HANG_DUMP_MS] = {"PCCL_HANG_DUMP_MS", 0, 0, 0, 1L << 40},
     /* environment only: where a collective on one block runs.  0: block 0;
@@ -138,8 +144,8 @@ pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host)
                     cfg->spinMin, cfg->sticky, cfg->quitUs, cfg->relaunchUs, cfg->order, cfg->chaos,
                     cfg->chaosSeed, cfg->maxColls, cfg->queueDepth, cfg->arenaBytes, cfg->profile, cfg->interleave,
                     cfg->dynamic, cfg->peerTimeoutMs, cfg->sliceUs, cfg->sliceGapUs, cfg->proto, cfg->algo,
-                    cfg->traceLat, cfg->waitSpinUs, cfg->sliceAlign, cfg->sliceEarlyUs, PCCL_CONFIG_UNSET,
-                    PCCL_CONFIG_UNSET};
+                    cfg->traceLat, cfg->waitSpinUs, cfg->sliceAlign, cfg->sliceEarlyUs, cfg->watchUs,
+                    PCCL_CONFIG_UNSET, PCCL_CONFIG_UNSET};
     long v[K_N];
     for (int i = 0; i < K_N; i++) {
         pcclResult_t r = knob(in[i], i, host, &v[i]);
@@ -162,6 +168,9 @@ pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host)
     k->profile = (int)v[K_PROFILE];
     k->dynamic = (int)v[K_DYNAMIC];
     k->slice_ns = v[K_SLICE_US] * 1000;
+    const char *se = getenv("PCCL_SLICE_US");
+    c->slice_default = cfg->sliceUs == PCCL_CONFIG_UNSET && !(se && *se);
+    c->watch_ns = (uint64_t)v[K_WATCH_US] * 1000;
     k->slice_early_ns = v[K_SLICE_EARLY_US] * 1000;
     /* A block sends a step of each loop of its group before it receives the
      * next step of the first: around a ring, each connector then holds

@@ -143,11 +143,16 @@ typedef struct {
                                                    after each launch's start */
     long sliceEarlyUs;    /* PCCL_SLICE_EARLY_US   a daemon block with nothing to run ends its launch up to
                                                    this long before the slice's end (0: at the end) */
+    long watchUs;         /* PCCL_WATCH_US         a CUDA call of the process in progress this long (any
+                                                   thread's, seen through CUPTI) asks the daemon to end its
+                                                   launch, and the slice defaults to 32 ms; 0 (the
+                                                   default): no watch */
 } pcclConfig_t;
 
 #define PCCL_CONFIG_INITIALIZER {                                                   \
     sizeof(pcclConfig_t), PCCL_BACKEND_DEFAULT, -1, -1, -1L, -1, -1L, -1L, -1L, -1, \
-    -1L, -1L, PCCL_ORDER_DEFAULT, -1, -1L, -1, -1, -1L, -1, -1, -1, -1L, -1L, -1L, -1, -1, -1, -1L, -1, -1L }
+    -1L, -1L, PCCL_ORDER_DEFAULT, -1, -1L, -1, -1, -1L, -1, -1, -1, -1L, -1L, -1L, -1, -1, -1, -1L, -1, -1L, \
+    -1L }
 
 typedef struct {
     uint64_t completed;    /* invocations completed                          */
@@ -358,6 +363,10 @@ typedef struct {
     uint64_t gapQueries;  /* host: stream queries made from seeing a cut launch end to its relaunch call
                              (0: the poller knows the stream idle then, and leaves the driver to the
                              waiting call) */
+    int watch;            /* the watch (PCCL_WATCH_US): 0 off (or CUPTI unavailable: pccl said why on
+                             stderr, once), 1 CUPTI sees the process's CUDA calls, 2 the host backend's
+                             pcclDeviceSynchronize */
+    uint64_t watchAsks;   /* cuts the watch asked for (a call waited PCCL_WATCH_US) */
 } pcclSliceStats_t;
 pcclResult_t pcclCommGetSliceStats(pcclComm_t comm, pcclSliceStats_t *stats);
 

@@ -30,10 +30,13 @@ pcclResult_t pccl_launch_locked(pcclComm_t c)
 {
     pccl_st_rel32(&c->G.hdr->sliced, 0); /* the new launch reports its own end */
     pccl_st_rel32(&c->G.hdr->quitting, 0); /* and decides its own (pccl_may_quit) */
+    __atomic_fetch_and(&c->G.hdr->ctl, ~PCCL_CTL_CUT, __ATOMIC_RELEASE); /* a cut asked of the last one is done */
     c->G.epoch = c->launches + 1; /* its blocks follow block 0's decision to end it, not an older launch's */
     uint64_t t0 = pccl_now_ns();
     c->slice_acc.end_ns = pccl_slice_plan_locked(c, t0);
+    pccl_watch_mute(1); /* pccl's own call (a relaunch waits behind the call it lets through) */
     pcclResult_t r = c->be->launch(c);
+    pccl_watch_mute(0);
     if (r) return r;
     c->launches++;
     pccl_slice_on_launch_locked(c, t0, pccl_now_ns());
@@ -229,6 +232,27 @@ static void maybe_launch(pcclComm_t c, uint64_t now)
 }
 
 
+/* The watch (watch.c): a call of the process has waited PCCL_WATCH_US while
+ * the daemon runs, so block 0 is asked to end the launch (the ctl word), as
+ * the slice would end it; the poller relaunches after the gap, as after a
+ * slice.  A call that still waits gets its next cut at twice its wait so far
+ * (pccl_watch_due): a call that waits for other work (a stream behind a long
+ * kernel) costs a few relaunches, not one per PCCL_WATCH_US. */
+static int watch_asked(pcclComm_t c) { return (pccl_ld_acq32(&c->G.hdr->ctl) & PCCL_CTL_CUT) != 0; }
+
+static void watch_look(pcclComm_t c, uint64_t now)
+{
+    if (!c->watch) return;
+    /* a function's first launch (CUPTI): its work waits for an idle GPU */
+    uint64_t f = pccl_watch_firsts();
+    int first = f != c->watch_firsts;
+    c->watch_firsts = f;
+    if (!c->was_running || watch_asked(c) || !(first || pccl_watch_due(now, c->watch_ns, c->watch_last))) return;
+    __atomic_fetch_or(&c->G.hdr->ctl, PCCL_CTL_CUT, __ATOMIC_RELEASE);
+    c->watch_last = now;
+    c->watch_asks++;
+}
+
 /* PCCL_HANG_DUMP_MS: once per quiet spell with work outstanding (dump.c). */
 static void hang_report(pcclComm_t c, uint64_t now, int completions)
 {
@@ -289,6 +313,7 @@ void *pccl_poller_main(void *arg)
     pcclComm_t c = arg;
     pthread_setname_np(pthread_self(), "pccl-poller"); /* named: tests count what is left */
     pccl_err_own_thread(1); /* its errors were no caller's: the communicator's (error.c) */
+    pccl_watch_mute(1);     /* its driver calls (stream queries, relaunches) wait for no one */
     uint64_t last_event = pccl_now_ns(), last_query = 0, seen = 0;
     pthread_mutex_lock(&c->mu);
     c->backoff_ns = c->relaunch_ns;
@@ -300,12 +325,15 @@ void *pccl_poller_main(void *arg)
         pccl_health_check(c, now);
         if (n || c->submitted != seen) { last_event = now; seen = c->submitted; }
         hang_report(c, now, n);
-        /* Near the end of a launch's slice the poller is hot and looks more
-         * often, and stays so until the relaunch: a sliced daemon is
-         * relaunched within SLICE_QUERY_NS of PCCL_SLICE_GAP_US, not after a
-         * sleep or POLL_QUERY_NS (each slice costs that gap). */
-        int slice_due = c->G.k.slice_ns && c->outstanding &&
-                        (c->was_running ? now + SLICE_HOT_NS >= c->slice_acc.end_ns
+        /* Near the end of a launch's slice, or once the watch asked for a
+         * cut, the poller is hot and looks more often, and stays so until
+         * the relaunch: a sliced daemon is relaunched within SLICE_QUERY_NS
+         * of PCCL_SLICE_GAP_US, not after a sleep or POLL_QUERY_NS (each
+         * slice costs that gap). */
+        watch_look(c, now);
+        int slice_due = (c->G.k.slice_ns || c->watch) && c->outstanding &&
+                        (c->was_running ? (c->G.k.slice_ns && now + SLICE_HOT_NS >= c->slice_acc.end_ns) ||
+                                              watch_asked(c)
                                         : pccl_ld_acq32(&c->G.hdr->sliced) != 0 && !c->aborted && !c->failed &&
                                               c->stopping != 2); /* a relaunch to come: else it would spin for good */
         /* Not after every completion: a stream query is driver time, and

@@ -173,7 +173,9 @@ pcclResult_t pcclWaitAll(pcclComm_t c)
 pcclResult_t pcclDeviceSynchronize(pcclComm_t c)
 {
     CHECK_COMM(c, "pcclDeviceSynchronize");
+    pccl_watch_enter(); /* on the host backend, the call the watch sees (CUPTI sees the GPU's) */
     pcclResult_t r = c->be->devsync(c);
+    pccl_watch_exit();
     pthread_mutex_lock(&c->mu);
     pccl_drain_own_locked(c);
     pthread_mutex_unlock(&c->mu);

@@ -191,6 +191,8 @@ pcclResult_t pcclCommGetSliceStats(pcclComm_t c, pcclSliceStats_t *s)
     pthread_mutex_lock(&c->mu);
     *s = c->slice_acc.sum;
     s->clockOffsetNs = c->slice_acc.off;
+    s->watch = c->watch;
+    s->watchAsks = c->watch_asks;
     pthread_mutex_unlock(&c->mu);
     return pcclSuccess;
 }

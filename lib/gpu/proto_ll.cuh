@@ -38,7 +38,7 @@ __device__ __forceinline__ uint64_t pccl_ll_data(ulonglong2 v) { return (v.x & 0
 __device__ __forceinline__ uint64_t pccl_ll_wait(const uint64_t *p, ulonglong2 v, const pccl_job *j)
 {
     for (uint32_t i = 1; !pccl_ll_ok(v, j->flag_in); i++) {
-        if ((i & 1023) == 0 && pccl_ld_acq32(j->abort)) break;
+        if ((i & 1023) == 0 && (pccl_ld_acq32(j->abort) & PCCL_CTL_ABORT)) break;
         v = pccl_ll_ld2(p);
     }
     return pccl_ll_data(v);

@@ -16,7 +16,7 @@ static uint64_t ll_recv(const uint64_t *line, uint32_t flag, const uint32_t *abo
     for (uint64_t i = 0;; i++) {
         uint64_t lo = pccl_ll_ld(line), hi = pccl_ll_ld(line + 1);
         if ((uint32_t)(lo >> 32) == flag && (uint32_t)(hi >> 32) == flag) return (lo & 0xffffffffu) | hi << 32;
-        if ((i & 1023) == 1023 && pccl_ld_acq32(abort)) return *ok = 0, 0;
+        if ((i & 1023) == 1023 && (pccl_ld_acq32(abort) & PCCL_CTL_ABORT)) return *ok = 0, 0;
         PCCL_POLL_PAUSE(i);
     }
 }

@@ -11,11 +11,14 @@
  * its sync, cudaDeviceSynchronize, a CUDA graph captured (thread-local mode,
  * as another thread works meanwhile) and launched on another stream,
  * cuModuleLoadData of a small PTX module with its first launch, and cuModuleUnload.  Also the
- * first launch with the library idle.  A call is "within the bound" when its
- * slowest time is at most NCCL's slowest plus twice PCCL_SLICE_US plus
- * --grace-ms: the daemon ends its launch at the slice, and a call that
- * waits for the GPU twice (cuModuleUnload was seen to) may meet the next
- * launch too; what the call costs by itself, NCCL's column shows.
+ * first launch with the library idle, and a first launch whose store into
+ * mapped host memory the host polls with no CUDA call (what the GPU alone
+ * waits).  A call is "within the bound" when its slowest time is at most
+ * NCCL's slowest plus twice a wait's bound plus --grace-ms: with pccl's
+ * watch (lib/README.md, "The watch") PCCL_WATCH_US + 0.5 ms, without it
+ * PCCL_SLICE_US (the daemon ends its launch at the slice); twice, as a call
+ * that waits for the GPU twice (cuModuleUnload was seen to) meets the next
+ * launch too.  What the call costs by itself, NCCL's column shows.
  *
  * With --cap-s S, a call that has waited S seconds makes the streaming thread
  * pause until it returns (so a run without the slice, PCCL_SLICE_US=0,
@@ -81,6 +84,16 @@ typedef void (*kfn)(int *);
 static kfn fresh[NFRESH];
 static int fresh_next;
 template <int... I> static void fill_fresh(std::integer_sequence<int, I...>) { ((fresh[I] = fresh_k<I>), ...); }
+/* The same, storing into mapped host memory, which the host polls without a
+ * CUDA call: what a first launch waits for on the GPU alone. */
+#define NSTORE (2 * MAXREPS)
+template <int N> __global__ void fresh_store_k(int *p) { *(volatile int *)p = N + 1; }
+static kfn fresh_store[NSTORE];
+static int fresh_store_next;
+template <int... I> static void fill_fresh_store(std::integer_sequence<int, I...>)
+{
+    ((fresh_store[I] = fresh_store_k<I>), ...);
+}
 
 __global__ void warm_k(int *p) { atomicAdd(p, 1); }
 
@@ -190,10 +203,12 @@ static void print_slices(pcclComm_t c, int rank)
     pcclSliceStats_t ss;
     if (pcclCommGetStats(c, &st) || pcclCommGetSliceStats(c, &ss)) return;
     double k = ss.relaunches ? (double)ss.relaunches * 1e3 : 1;
-    printf("# pccl rank %d: %lu completed, %lu launches, %lu ended by the slice, %lu preemptions; %lu relaunches "
-           "measured, per relaunch (us): late %.1f, drain %.1f, block idle %.1f, dead %.1f, start spread %.1f, "
-           "refill %.1f (first pick %.1f), host gap %.1f, launch call %.1f; %lu on the grid; clock offset %.3f ms\n",
+    printf("# pccl rank %d: %lu completed, %lu launches, %lu cut (%lu asked by the watch%s), %lu preemptions; %lu "
+           "relaunches measured, per relaunch (us): late %.1f, drain %.1f, block idle %.1f, dead %.1f, start spread "
+           "%.1f, refill %.1f (first pick %.1f), host gap %.1f, launch call %.1f; %lu on the grid; clock offset %.3f "
+           "ms\n",
            rank, (unsigned long)st.completed, (unsigned long)st.launches, (unsigned long)st.slices,
+           (unsigned long)ss.watchAsks, ss.watch == 1 ? ", CUPTI" : ss.watch ? "" : ": off",
            (unsigned long)st.preemptions, (unsigned long)ss.relaunches, ss.lateNs / k, ss.drainNs / k,
            ss.blockIdleNs / k, ss.deadNs / k, ss.startNs / k, ss.refillNs / k, ss.pickNs / k, ss.gapNs / k, ss.launchNs / k,
            (unsigned long)ss.aligned, ss.clockOffsetNs / 1e6);
@@ -203,6 +218,7 @@ static void print_slices(pcclComm_t c, int rank)
 
 typedef struct {
     int *flag;       /* device counter the small kernels add to */
+    int *hflag, *hflag_dev; /* mapped host memory (host and device addresses) for OP_FRESH_POLL */
     cudaStream_t s;  /* the main thread's own stream */
     void *dbuf[MAXREPS]; /* for cudaFree */
     void *hbuf;      /* pageable host memory for copies */
@@ -211,10 +227,11 @@ typedef struct {
     size_t bytes;
 } ctx_t;
 
-enum { OP_FRESH, OP_FREE, OP_MALLOC, OP_HREG, OP_HUNREG, OP_MEMCPY, OP_LEGACY, OP_DEVSYNC, OP_GRAPH, OP_MODLOAD,
-       OP_MODUNLOAD, OP_N };
+enum { OP_FRESH, OP_FRESH_POLL, OP_FREE, OP_MALLOC, OP_HREG, OP_HUNREG, OP_MEMCPY, OP_LEGACY, OP_DEVSYNC, OP_GRAPH,
+       OP_MODLOAD, OP_MODUNLOAD, OP_N };
 static const char *op_name[OP_N] = {
     "first launch of a never-launched kernel + its stream sync",
+    "first launch of a never-launched kernel, the host polling its store (no CUDA call while it waits)",
     "cudaFree (1 MiB)",
     "cudaMalloc (1 MiB)",
     "cudaHostRegister (1 MiB)",
@@ -240,6 +257,16 @@ static double do_op(int op, int rep, ctx_t *X, lib_t *L)
         int k = __atomic_fetch_add(&fresh_next, 1, __ATOMIC_RELAXED); /* fresh on this device while k < NFRESH */
         CK(cudaLaunchKernel((const void *)fresh[k % NFRESH], 1, 1, args, 0, X->s));
         CK(cudaStreamSynchronize(X->s));
+        break;
+    }
+    case OP_FRESH_POLL: {
+        volatile int *h = X->hflag;
+        *h = 0;
+        void *args[] = {&X->hflag_dev};
+        int k = __atomic_fetch_add(&fresh_store_next, 1, __ATOMIC_RELAXED);
+        CK(cudaLaunchKernel((const void *)fresh_store[k % NSTORE], 1, 1, args, 0, X->s));
+        while (!*h && now_s() - t0 < 30) {}
+        CK(cudaStreamSynchronize(X->s)); /* done: returns at once */
         break;
     }
     case OP_FREE: CK(cudaFree(X->dbuf[rep])); X->dbuf[rep] = NULL; break;
@@ -287,7 +314,18 @@ typedef struct {
     double t[OP_N][MAXREPS];
     double per_op_colls[OP_N]; /* collectives completed while the op's calls ran, per call */
     int ran;
+    int watch; /* pccl: pcclSliceStats_t.watch */
 } result_t;
+
+/* What a call waits per wait for the GPU, at most: with the watch, its
+ * threshold and a cut (block 0's look, the step in flight, the gap: under
+ * half a millisecond); else the slice. */
+#define WATCH_CUT_S 0.5e-3
+static double wait_bound_s(int watch, long slice_us)
+{
+    const char *w = getenv("PCCL_WATCH_US");
+    return watch ? (w && *w ? atol(w) : 100) * 1e-6 + WATCH_CUT_S : slice_us * 1e-6;
+}
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -338,6 +376,8 @@ static int run_lib(int is_pccl, size_t count, int reps, double cap_s, ctx_t *X, 
     for (int r = 0; r < reps; r++)
         if (X->dbuf[r]) { cudaFree(X->dbuf[r]); X->dbuf[r] = NULL; }
     if (is_pccl) {
+        pcclSliceStats_t ss;
+        if (!pcclCommGetSliceStats(L.pc, &ss)) R->watch = ss.watch;
         print_slices(L.pc, 0);
         printf("# pccl: %d failed\n", L.bad);
     } else {
@@ -638,8 +678,9 @@ static int x_table(xrank_t *nc, xrank_t *pc, int n, long slice_us, double grace_
         double mxa = 0, mxb = 0;
         size_t na = 0, nb = 0;
         if (nc) x_stats(nc, n, op, a, sizeof a, &mxa, &na);
+        if (pc) x_stats(pc, n, op, b, sizeof b, &mxb, &nb);
+        if (!na && !nb) continue; /* a call the compute threads do not make */
         if (pc) {
-            x_stats(pc, n, op, b, sizeof b, &mxb, &nb);
             double bound = mxa + 2 * slice_us * 1e-6 + grace_ms * 1e-3;
             int ok = mxb <= bound;
             within &= ok;
@@ -859,6 +900,7 @@ int main(int argc, char **argv)
     setenv("NCCL_NVLS_ENABLE", "0", 1);
     srand(1);
     fill_fresh(std::make_integer_sequence<int, NFRESH>{}); /* before any fork: no CUDA in it */
+    fill_fresh_store(std::make_integer_sequence<int, NSTORE>{});
     if (procs) return cross_procs(procs, seeds, iters, xseed, secs, timeout_s, grace_ms);
     int n = 0;
     if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1) {
@@ -869,21 +911,24 @@ int main(int argc, char **argv)
         driver_fn("cuLaunchKernel", (void **)&p_launch) || driver_fn("cuModuleUnload", (void **)&p_unload))
         return 1;
     if (gpus) return cross_main(gpus, seeds, iters, xseed, secs, timeout_s, grace_ms, do_pccl, do_nccl);
-    const char *ml = getenv("CUDA_MODULE_LOADING"), *sl = getenv("PCCL_SLICE_US");
+    const char *ml = getenv("CUDA_MODULE_LOADING"), *sl = getenv("PCCL_SLICE_US"), *wl = getenv("PCCL_WATCH_US");
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
     int drv = 0, ncv = 0;
     cudaDriverGetVersion(&drv);
     ncclGetVersion(&ncv);
-    printf("# %s, driver CUDA %d.%d, NCCL %d, CUDA_MODULE_LOADING=%s, PCCL_SLICE_US=%s, %d reps, %zu floats\n",
-           prop.name, drv / 1000, drv % 1000 / 10, ncv, ml ? ml : "(unset: lazy)", sl ? sl : "(default)", reps,
-           count);
+    printf("# %s, driver CUDA %d.%d, NCCL %d, CUDA_MODULE_LOADING=%s, PCCL_SLICE_US=%s, PCCL_WATCH_US=%s, %d reps, "
+           "%zu floats\n",
+           prop.name, drv / 1000, drv % 1000 / 10, ncv, ml ? ml : "(unset: lazy)", sl ? sl : "(default)",
+           wl ? wl : "(default: 0)", reps, count);
     ctx_t X;
     memset(&X, 0, sizeof X);
     X.bytes = count * sizeof(float);
     CK(cudaSetDevice(0));
     CK(cudaMalloc(&X.flag, 4096));
     CK(cudaMalloc(&X.dcopy, X.bytes));
+    CK(cudaHostAlloc((void **)&X.hflag, 64, cudaHostAllocMapped));
+    CK(cudaHostGetDevicePointer((void **)&X.hflag_dev, X.hflag, 0));
     CK(cudaStreamCreateWithFlags(&X.s, cudaStreamNonBlocking));
     X.hbuf = calloc(1, X.bytes);
     for (int r = 0; r < reps; r++) X.hreg[r] = aligned_alloc(4096, (X.bytes + 4095) & ~(size_t)4095);
@@ -910,7 +955,7 @@ int main(int argc, char **argv)
         const char *verdict = "-";
         if (R[1].ran) {
             double ref = R[0].ran ? max_of(R[0].t[op], reps) : 0;
-            double bound = ref + 2 * slice_us * 1e-6 + grace_ms * 1e-3;
+            double bound = ref + 2 * wait_bound_s(R[1].watch, slice_us) + grace_ms * 1e-3;
             int ok = max_of(R[1].t[op], reps) <= bound;
             within_all &= ok;
             static char v[64];

@@ -146,6 +146,7 @@ typedef struct {
      * (sync_max_s): issue 22's cross-rank sharing test, host edition. */
     int sync_thread;
     long slice_us; /* config sliceUs; -1: the environment's or the default */
+    long watch_us; /* config watchUs; -1: the environment's or the default */
 } pt_rand_opts;
 typedef struct {
     uint64_t completed[PT_MAX_RANKS];

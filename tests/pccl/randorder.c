@@ -259,6 +259,7 @@ int pt_random_order(const pt_rand_opts *o, pt_rand_stats *out)
     cfg.quitUs = o->quit_us;
     cfg.relaunchUs = o->relaunch_us;
     cfg.sliceUs = o->slice_us;
+    cfg.watchUs = o->watch_us;
     if (o->chaos) cfg.chaosSeed = (long)(o->seed + 1);
     if (pt_init(R->comms, G, &cfg)) { free(R); return -1; }
     R->dump.comms = R->comms;
@@ -406,4 +407,5 @@ void pt_rand_defaults(pt_rand_opts *o, const char *name, int G, int iters)
     o->seed = 1;
     o->watchdog_s = 60;
     o->slice_us = -1; /* the environment's, or the default */
+    o->watch_us = -1;
 }

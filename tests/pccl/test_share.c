@@ -58,12 +58,17 @@ static void *stream_main(void *p)
     return NULL;
 }
 
-static void test_devsync_while_streaming(void)
+/* One device synchronization after another while a thread streams
+ * collectives: each within `bound_us` (the slice, or the watch's threshold)
+ * plus MARGIN_S, their mean within MEAN_MARGIN_S; with the slice alone, the
+ * slice ended launches; with the watch alone, the watch asked for every cut. */
+static void devsync_while_streaming(const char *name, long slice_us, long watch_us)
 {
-    pt_begin("devsync while streaming", 120);
+    pt_begin(name, 120);
     pcclComm_t c;
     pcclConfig_t cfg = pt_config(1, -1);
-    cfg.sliceUs = SLICE_US;
+    cfg.sliceUs = slice_us;
+    cfg.watchUs = watch_us;
     cfg.sliceAlign = 0; /* the default; the grid is test_cut_midway's */
     if (pt_init(&c, 1, &cfg)) { pt_end(); return; }
     streamer s = {c, 0, 0, 0, 0, 0, calloc(COUNT, sizeof(float)), calloc(COUNT, sizeof(float))};
@@ -72,7 +77,7 @@ static void test_devsync_while_streaming(void)
     pthread_t t;
     PT_CHECK(pthread_create(&t, NULL, stream_main, &s) == 0, "cannot start the streaming thread");
     while (__atomic_load_n(&s.done, __ATOMIC_ACQUIRE) < 3) usleep(1000);
-    double worst = 0;
+    double worst = 0, sum = 0, bound_s = (slice_us ? slice_us : watch_us) * 1e-6;
     int streamed = 0;
     for (int i = 0; i < SAMPLES; i++) {
         usleep(3000);
@@ -83,9 +88,10 @@ static void test_devsync_while_streaming(void)
         double dt = ck_now() - t0;
         __atomic_store_n(&s.sync_us, 0, __ATOMIC_RELEASE);
         if (dt > worst) worst = dt;
+        sum += dt;
         /* the stream went on meanwhile (reported, not asserted: on a loaded
          * machine a synchronization may fall between two invocations; that
-         * the slice ended launches is asserted below) */
+         * launches were cut is asserted below) */
         if (__atomic_load_n(&s.done, __ATOMIC_ACQUIRE) > d0) streamed++;
         ck_watchdog_kick();
     }
@@ -93,19 +99,81 @@ static void test_devsync_while_streaming(void)
     pthread_join(t, NULL);
     pcclStats_t st;
     PT_OK(pcclCommGetStats(c, &st));
-    PT_CHECK(s.bad == 0, "%d wrong results or failed calls while streaming", s.bad);
-    PT_CHECK(worst < SLICE_US * 1e-6 + MARGIN_S,
-             "pcclDeviceSynchronize took %.3f s while collectives streamed; the bound is the %d us slice + %.2f s",
-             worst, SLICE_US, MARGIN_S);
-    PT_CHECK(st.slices > 0, "no daemon launch was ended by the slice (%llu launches, %llu completed)",
-             (unsigned long long)st.launches, (unsigned long long)st.completed);
-    pcclSliceStats_t sl; /* unaligned (below): no cut on a grid */
+    pcclSliceStats_t sl; /* unaligned (above): no cut on a grid */
     PT_OK(pcclCommGetSliceStats(c, &sl));
+    PT_CHECK(s.bad == 0, "%d wrong results or failed calls while streaming", s.bad);
+    PT_CHECK(worst < bound_s + MARGIN_S,
+             "pcclDeviceSynchronize took %.3f s while collectives streamed; the bound is %.1f ms + %.2f s", worst,
+             bound_s * 1e3, MARGIN_S);
+    PT_CHECK(sum / SAMPLES < bound_s + MEAN_MARGIN_S, "the synchronizations took %.1f ms on average; the bound is "
+             "%.1f ms + %.0f ms", sum / SAMPLES * 1e3, bound_s * 1e3, MEAN_MARGIN_S * 1e3);
+    PT_CHECK(st.slices > 0, "no daemon launch was cut (%llu launches, %llu completed)",
+             (unsigned long long)st.launches, (unsigned long long)st.completed);
     PT_CHECK(sl.aligned == 0, "PCCL_SLICE_ALIGN=0, yet %llu cuts on the grid", (unsigned long long)sl.aligned);
-    printf("\n    devsync while streaming: worst %.1f ms of %d (%d overlapped completions), %llu invocations, "
-           "%llu slices, %llu launches ",
-           worst * 1e3, SAMPLES, streamed, (unsigned long long)st.completed, (unsigned long long)st.slices,
-           (unsigned long long)st.launches);
+    PT_CHECK(sl.watch == (watch_us ? 2 : 0), "the watch is %d (PCCL_WATCH_US=%ld on the host backend)", sl.watch,
+             watch_us);
+    PT_CHECK(watch_us ? sl.watchAsks > 0 : sl.watchAsks == 0, "PCCL_WATCH_US=%ld, and the watch asked for %llu cuts",
+             watch_us, (unsigned long long)sl.watchAsks);
+    printf("\n    worst %.1f ms, mean %.2f ms of %d (%d overlapped completions), %llu invocations, "
+           "%llu cuts (%llu asked by the watch), %llu launches ",
+           worst * 1e3, sum / SAMPLES * 1e3, SAMPLES, streamed, (unsigned long long)st.completed,
+           (unsigned long long)st.slices, (unsigned long long)sl.watchAsks, (unsigned long long)st.launches);
+    pt_destroy(&c, 1);
+    free(s.send);
+    free(s.recv);
+    pt_end();
+}
+
+static void test_devsync_while_streaming(void)
+{
+    devsync_while_streaming("devsync while streaming, the slice alone", SLICE_US, 0);
+}
+
+/* The watch alone (PCCL_SLICE_US=0): the synchronization itself asks for
+ * the cut, after WATCH_US. */
+#define WATCH_US 500
+static void test_devsync_watched(void)
+{
+    devsync_while_streaming("devsync while streaming, the watch alone", 0, WATCH_US);
+}
+
+/* A call that waits for something else than the daemon (here a bracket of
+ * pccl_watch_enter/exit around a sleep, as CUPTI brackets a stream
+ * synchronization behind a long kernel) gets cuts at its threshold, then at
+ * twice its wait so far (pccl_watch_due): about log2(300 ms / 1 ms) + 1 = 9
+ * in 300 ms, not one per millisecond. */
+static void test_watch_pace(void)
+{
+    pt_begin("watch pace", 120);
+    pcclComm_t c;
+    pcclConfig_t cfg = pt_config(1, -1);
+    cfg.sliceUs = 0;
+    cfg.watchUs = 1000;
+    if (pt_init(&c, 1, &cfg)) { pt_end(); return; }
+    streamer s = {c, 0, 0, 0, 0, 0, calloc(COUNT, sizeof(float)), calloc(COUNT, sizeof(float))};
+    PT_OK(pcclRegisterAllReduce(c, COUNT, pcclFloat, pcclSum, 0, &s.id));
+    pthread_t t;
+    PT_CHECK(pthread_create(&t, NULL, stream_main, &s) == 0, "cannot start the streaming thread");
+    while (__atomic_load_n(&s.done, __ATOMIC_ACQUIRE) < 3) usleep(1000);
+    pcclSliceStats_t a, b;
+    PT_OK(pcclCommGetSliceStats(c, &a));
+    uint64_t d0 = __atomic_load_n(&s.done, __ATOMIC_ACQUIRE);
+    pccl_watch_enter();
+    usleep(300000);
+    pccl_watch_exit();
+    PT_OK(pcclCommGetSliceStats(c, &b));
+    uint64_t d1 = __atomic_load_n(&s.done, __ATOMIC_ACQUIRE);
+    usleep(20000); /* no call waits: no cut asked */
+    pcclSliceStats_t e;
+    PT_OK(pcclCommGetSliceStats(c, &e));
+    __atomic_store_n(&s.stop, 1, __ATOMIC_RELEASE);
+    pthread_join(t, NULL);
+    unsigned long long n = (unsigned long long)(b.watchAsks - a.watchAsks);
+    PT_CHECK(s.bad == 0, "%d wrong results or failed calls while streaming", s.bad);
+    PT_CHECK(n >= 3 && n <= 12, "a 300 ms call with a 1 ms threshold: %llu cuts asked (about 9 expected)", n);
+    PT_CHECK(e.watchAsks == b.watchAsks, "%llu cuts asked after the call returned",
+             (unsigned long long)(e.watchAsks - b.watchAsks));
+    printf("\n    %llu cuts asked in 300 ms, %llu invocations meanwhile ", n, (unsigned long long)(d1 - d0));
     pt_destroy(&c, 1);
     free(s.send);
     free(s.recv);
@@ -239,32 +307,44 @@ static void test_chaos_slices(void)
  * device at random points; no deadlock, exact data (pt_random_order), and
  * every synchronization within the slice plus MARGIN_S.  (The GPU edition,
  * with the CUDA calls themselves: pccl-share --gpus N.) */
-static void test_cross_rank(void)
+static void cross_rank(const char *name, long slice_us, long watch_us)
 {
     pt_rand_opts o;
-    pt_rand_defaults(&o, "random orders, 2 gpus, each rank's second thread synchronizing at random points",
-                     2, ck_scaled(150, 15));
+    pt_rand_defaults(&o, name, 2, ck_scaled(150, 15));
     o.sync_thread = 1;
-    o.slice_us = SLICE_US;
+    o.slice_us = slice_us;
+    o.watch_us = watch_us;
     o.seed = 2202;
     pt_rand_stats st;
+    double bound_s = (slice_us ? slice_us : watch_us) * 1e-6;
     pt_begin(o.name, 300);
     if (pt_random_order(&o, &st) == 0) {
         PT_CHECK(st.syncs_min > 0, "%s: a rank's second thread never synchronized", o.name);
-        PT_CHECK(st.sync_max_s < SLICE_US * 1e-6 + MARGIN_S,
-                 "%s: a synchronization took %.3f s; the bound is the %d us slice + %.2f s", o.name, st.sync_max_s,
-                 SLICE_US, MARGIN_S);
+        PT_CHECK(st.sync_max_s < bound_s + MARGIN_S, "%s: a synchronization took %.3f s; the bound is %.1f ms + %.2f s",
+                 o.name, st.sync_max_s, bound_s * 1e3, MARGIN_S);
         /* The mean, which a few descheduled threads move little: with the
-         * slice about 1 ms here; without it (PCCL_SLICE_US=0) 15, 240 and
+         * slice about 1 ms here; with neither slice nor watch 15, 240 and
          * 348 ms in three runs, the longest 66-362 ms. */
         double mean = st.sync_sum_s / (double)(st.syncs ? st.syncs : 1);
-        PT_CHECK(mean < SLICE_US * 1e-6 + MEAN_MARGIN_S, "%s: the synchronizations took %.1f ms on average; the "
-                 "bound is the %d us slice + %.0f ms", o.name, mean * 1e3, SLICE_US, MEAN_MARGIN_S * 1e3);
+        PT_CHECK(mean < bound_s + MEAN_MARGIN_S, "%s: the synchronizations took %.1f ms on average; the "
+                 "bound is %.1f ms + %.0f ms", o.name, mean * 1e3, bound_s * 1e3, MEAN_MARGIN_S * 1e3);
         printf("\n    %d ranks, %.2f s: at least %llu synchronizations per rank, mean %.2f ms, the longest %.1f ms ",
                o.G, st.seconds, (unsigned long long)st.syncs_min, st.sync_sum_s / (double)st.syncs * 1e3,
                st.sync_max_s * 1e3);
     }
     pt_end();
+}
+
+static void test_cross_rank(void)
+{
+    cross_rank("random orders, 2 gpus, each rank's second thread synchronizing at random points, the slice alone",
+               SLICE_US, 0);
+}
+
+static void test_cross_rank_watched(void)
+{
+    cross_rank("random orders, 2 gpus, each rank's second thread synchronizing at random points, the watch alone", 0,
+               WATCH_US);
 }
 
 /* PCCL_SLICE_EARLY_US: a block with nothing to run ends its launch up to
@@ -311,7 +391,8 @@ static void test_early_cut(void)
  * on a block's state: a block past its deadline does not end the launch on
  * its own, follows block 0's decision of this launch only, and block 0 stays
  * while the hold is set.  An idle end is followed mid-pass only past the
- * follower's own slice; at its idle point, at once. */
+ * follower's own slice; at its idle point, at once.  Mid-pass, a follower
+ * looks every PCCL_FOLLOW_NS. */
 static void test_block0_decides(void)
 {
     pt_begin("block 0 decides", 30);
@@ -365,7 +446,10 @@ static void test_block0_decides(void)
     PT_CHECK(pccl_cut_idle(&S[0], &G, 6000, 0) && S[0].st.t_cut == 6000, "block 0 did not end the launch");
     PT_CHECK(hdr.quitting == 1 && quit == PCCL_QUIT_WORD(5, 1), "block 0's decision: quitting %u, quit %llu",
              hdr.quitting, (unsigned long long)quit);
-    PT_CHECK(pccl_cut_idle(&S[1], &G, 6001, 0) && S[1].st.t_cut == 6001, "block 1 did not follow block 0");
+    /* it looks at the decision every PCCL_FOLLOW_NS (last at 5000) */
+    PT_CHECK(!pccl_cut_idle(&S[1], &G, 5000 + PCCL_FOLLOW_NS - 1, 0), "block 1 looked again within PCCL_FOLLOW_NS");
+    PT_CHECK(pccl_cut_idle(&S[1], &G, 5000 + PCCL_FOLLOW_NS, 0) && S[1].st.t_cut == 5000 + PCCL_FOLLOW_NS,
+             "block 1 did not follow block 0");
     /* an idle block 1 quits once block 0 decided, not before */
     pccl_blk T = S[1];
     T.cut = 0;
@@ -388,7 +472,7 @@ static void test_block0_decides(void)
     /* at its own idle point it follows */
     PT_CHECK(pccl_may_quit(&U[1], &G, 0), "an idle block 1 did not follow block 0's idle end");
     /* mid-pass past a slice of its own, it follows too */
-    PT_CHECK(pccl_cut_idle(&U[1], &G, 11000, 0) && U[1].st.t_cut == 11000,
+    PT_CHECK(pccl_cut_idle(&U[1], &G, 10500 + PCCL_FOLLOW_NS, 0) && U[1].st.t_cut == 10500 + PCCL_FOLLOW_NS,
              "block 1 went on past its slice after block 0's idle end");
     pt_end();
 }
@@ -403,7 +487,7 @@ static void test_abort_turns(void)
     enum { NB = 64, DEPTH = 4 };
     pccl_pinned_hdr hdr;
     memset(&hdr, 0, sizeof hdr);
-    hdr.abort = 1;
+    hdr.ctl = PCCL_CTL_ABORT;
     uint64_t progress = 0, quit = 0, dsq[NB * DEPTH];
     memset(dsq, 0, sizeof dsq);
     pccl_blk_saved saved[NB];
@@ -552,21 +636,83 @@ static void test_wait_spans_slices(void)
     pt_end();
 }
 
+/* The daemon's side of the watch (scheduler.h, pccl_cut_idle): with the
+ * slice off, block 0 ends its launch once the host set PCCL_CTL_CUT, seen
+ * at its next look (every PCCL_CTL_LOOK_NS), not before it is set, and not
+ * while a stream holds the launch. */
+static void test_ctl_cut(void)
+{
+    pt_begin("ctl cut", 30);
+    enum { DEPTH = 4 };
+    pccl_pinned_hdr hdr;
+    memset(&hdr, 0, sizeof hdr);
+    static pccl_sqe sq[DEPTH];
+    uint64_t progress = 0, quit = 0;
+    pccl_blk_saved saved[1];
+    memset(saved, 0, sizeof saved);
+    int32_t saved_tq[DEPTH], tq[DEPTH];
+    pccl_gpu G;
+    memset(&G, 0, sizeof G);
+    G.k.blocks = 1;
+    G.k.depth = DEPTH;
+    G.k.quit_ns = 1000000000; /* never idle here */
+    G.k.watch = 1;            /* and no slice */
+    G.hdr = &hdr;
+    G.sq = sq;
+    G.progress = &progress;
+    G.quit = &quit;
+    G.saved = saved;
+    G.saved_tq = saved_tq;
+    G.epoch = 1;
+    pccl_blk S;
+    memset(&S, 0, sizeof S);
+    S.tq = tq;
+    pccl_begin(&S, &G, 0, 0);
+    uint64_t now = 0;
+    progress = 1; /* the launch moved work: a cut may end it */
+    for (int i = 0; i < 100; i++) {
+        now += PCCL_CTL_LOOK_NS;
+        PT_CHECK(!pccl_cut(&S, &G, now), "block 0 cut its launch at %llu ns, none asked", (unsigned long long)now);
+    }
+    hdr.ctl = PCCL_CTL_CUT;
+    hdr.hold = 1; /* a stream waits for an invocation of this GPU's: held */
+    hdr.hold_n = PCCL_HOLD_MANY;
+    now += PCCL_CTL_LOOK_NS;
+    PT_CHECK(!pccl_cut(&S, &G, now), "block 0 cut a held launch");
+    PT_CHECK(!S.asked, "a held launch's ask stayed noted: the hold would be read at every step");
+    hdr.hold = 0;
+    PT_CHECK(!pccl_cut(&S, &G, now + PCCL_CTL_LOOK_NS / 2), "block 0 looked at ctl before PCCL_CTL_LOOK_NS");
+    now += PCCL_CTL_LOOK_NS;
+    PT_CHECK(pccl_cut(&S, &G, now) && S.cut, "block 0 did not cut the launch when asked");
+    PT_CHECK(quit == PCCL_QUIT_WORD(1, 1), "block 0's decision %llu is not a cut of launch 1",
+             (unsigned long long)quit);
+    PT_CHECK(S.st.t_cut == now, "the cut's stamp %llu, not %llu", (unsigned long long)S.st.t_cut,
+             (unsigned long long)now);
+    pt_end();
+}
+
 int pt_register_share(void)
 {
     CU_pSuite s = CU_add_suite("share", NULL, NULL);
     if (!s) return -1;
-    if (!CU_add_test(s, "device sync while a thread streams collectives, within the slice",
+    if (!CU_add_test(s, "device sync while a thread streams collectives, within the slice (no watch)",
                      test_devsync_while_streaming) ||
         !CU_add_test(s, "collectives longer than a slice: cut, resumed, exact", test_cut_midway) ||
         !CU_add_test(s, "chaos, random orders, 50 us slices", test_chaos_slices) ||
-        !CU_add_test(s, "random orders while each rank's second thread synchronizes, within the slice",
+        !CU_add_test(s, "random orders while each rank's second thread synchronizes, within the slice (no watch)",
                      test_cross_rank) ||
         !CU_add_test(s, "PCCL_SLICE_EARLY_US: an idle block ends its launch early", test_early_cut) ||
         !CU_add_test(s, "block 0 alone decides a launch's end, the others follow (a cut at once, idleness at their own idle point)", test_block0_decides) ||
         !CU_add_test(s, "the blocks take turns to look at the abort flag", test_abort_turns) ||
         !CU_add_test(s, "an idle block quits quit_ns after the GPU's last step it saw", test_idle_quit_sees_others) ||
-        !CU_add_test(s, "a head whose threshold outlasts a slice still yields, exact", test_wait_spans_slices))
+        !CU_add_test(s, "a head whose threshold outlasts a slice still yields, exact", test_wait_spans_slices) ||
+        !CU_add_test(s, "device sync while a thread streams collectives, within the watch's threshold (no slice)",
+                     test_devsync_watched) ||
+        !CU_add_test(s, "random orders while each rank's second thread synchronizes, within the watch's threshold",
+                     test_cross_rank_watched) ||
+        !CU_add_test(s, "a call that waits long gets cuts at a doubling pace", test_watch_pace) ||
+        !CU_add_test(s, "block 0 ends its launch when the host asks (PCCL_CTL_CUT), not while held",
+                     test_ctl_cut))
         return -1;
     return 0;
 }
