@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <algorithm>
-#include "../../lib/pccl.h"
+#include "pccl.h" /* nvcc -O2 -arch=sm_90 -Ilib -o launchcost THIS build/libpccl.a -lpthread */
 static double now() { timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
 __global__ void emptyk() {}
 static void bench(const char *label, cudaStream_t s, void *buf)
