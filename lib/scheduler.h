@@ -73,7 +73,7 @@ typedef struct {
     uint64_t t_begin, progress0;   /* the launch's start and the GPU's step count then */
     uint64_t epoch;                /* the launch's number (G->epoch): G->quit holds it once block 0 decided */
     uint64_t deadline;             /* the slice ends here (UINT64_MAX: no slice) */
-    uint64_t t_ctl;                /* block 0's last look at the host's ctl word, the others' at its decision */
+    uint64_t t_ctl;                /* block 0's last look at the host's ctl word */
     uint64_t pend_tail, pend_head; /* a step's counters not yet posted (0: none) */
     uint64_t pend_hdr;             /* and the header of the slot it sent */
     pccl_ctx act;     /* the active context slot */
@@ -431,11 +431,9 @@ PCCL_FN void pccl_mark_cut(pccl_blk *S, uint64_t now)
 
 /* Block 0 looks at the host's ctl word (a PCIe read) with the abort flag,
  * every 16th pass (pccl_plan), and while the watch runs at least every
- * PCCL_CTL_LOOK_NS, for passes that take long (a large collective's steps).
- * Every 50 us, those reads cost a one-rank all-reduce of 8 B 5% back to
- * back and round trip on one H100. */
+ * PCCL_CTL_LOOK_NS, for passes that take long (a large collective's steps):
+ * not at every step. */
 #define PCCL_CTL_LOOK_NS 500000
-#define PCCL_FOLLOW_NS 2000
 /* The host's ctl word (pinned memory): 1 when it says abort; a cut asked
  * for is noted (block 0 decides the cut, pccl_cut_idle). */
 PCCL_FN int pccl_look_ctl(pccl_blk *S, const pccl_gpu *G, uint64_t now)
@@ -454,12 +452,7 @@ PCCL_FN int pccl_cut_idle(pccl_blk *S, const pccl_gpu *G, uint64_t now, int idle
         /* The others read no deadline: they stop once block 0 cut the
          * launch, or, past a slice of their own, once it ended it for
          * idleness (a peer may have come since, and its work must not keep
-         * the launch past the slice with no one left to cut it).  They look
-         * at its decision (device memory) every PCCL_FOLLOW_NS: read after
-         * every step, it cost a one-rank 8 B all-reduce 0.3 us of 3.7 back
-         * to back on one H100. */
-        if (now - S->t_ctl < PCCL_FOLLOW_NS) return 0;
-        S->t_ctl = now;
+         * the launch past the slice with no one left to cut it). */
         int d = pccl_decided(S, G);
         if (d == 1 || (d == 0 && G->k.slice_ns && t >= (uint64_t)G->k.slice_ns)) pccl_mark_cut(S, now);
         return S->cut;
