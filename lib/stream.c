@@ -136,7 +136,7 @@ static pcclResult_t ticket_check_locked(pcclComm_t c, const char *fn, int id, ui
     return pcclSuccess;
 }
 
-/* The hold (scheduler.h, pccl_may_quit): while a stream waits for an
+/* The hold (cut.h, pccl_may_quit): while a stream waits for an
  * invocation that is not complete, the daemon does not quit.  A framework's
  * thread that enqueues the wait goes on to launch its own kernels, and the
  * first launch of a kernel under lazy module loading (or a cudaFree) waits

@@ -1137,7 +1137,7 @@ static const struct {
     const char *why;
 } known_episodes[] = {
     /* blocks other than 0 left a launch mid-pass when block 0 ended it for
-     * idleness (scheduler.h, pccl_may_quit): their queue heads waited for
+     * idleness (cut.h, pccl_may_quit): their queue heads waited for
      * peers, 150 us launches never got past them, and relaunches 10 ms
      * apart never progressed (the watchdog's 30 s in 4 of 4 optimized runs,
      * 22 s once; 9 s in one TSan run) */

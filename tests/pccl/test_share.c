@@ -383,7 +383,7 @@ static void test_early_cut(void)
     pt_end();
 }
 
-/* Block 0 alone decides a launch's end (scheduler.h, pccl_may_quit): it
+/* Block 0 alone decides a launch's end (cut.h, pccl_may_quit): it
  * reads the host's hold and sets the pinned quitting word; the other blocks
  * read neither and follow its decision through device memory (G->quit: the
  * launch's epoch and whether block 0 cut it or quit it idle), so that 64
@@ -521,6 +521,36 @@ static void test_abort_turns(void)
     pt_end();
 }
 
+/* Block 0 of a one-block GPU, for calling its decisions directly: the
+ * launch (epoch 1) begun at 0, nothing queued. */
+typedef struct {
+    pccl_pinned_hdr hdr;
+    pccl_sqe sq[4];
+    uint64_t progress, quit;
+    pccl_blk_saved saved[1];
+    int32_t saved_tq[4], tq[4];
+    pccl_gpu G;
+    pccl_blk S;
+} one_block;
+
+static void one_block_begin(one_block *o, int64_t quit_ns, uint64_t progress)
+{
+    memset(o, 0, sizeof *o);
+    o->progress = progress;
+    o->G.k.blocks = 1;
+    o->G.k.depth = 4;
+    o->G.k.quit_ns = quit_ns;
+    o->G.hdr = &o->hdr;
+    o->G.sq = o->sq;
+    o->G.progress = &o->progress;
+    o->G.quit = &o->quit;
+    o->G.saved = o->saved;
+    o->G.saved_tq = o->saved_tq;
+    o->G.epoch = 1;
+    o->S.tq = o->tq;
+    pccl_begin(&o->S, &o->G, 0, 0);
+}
+
 /* The idle quit (scheduler.h, pccl_plan): a block reads the GPU's step
  * count only once it has been idle quit_ns itself, and another block's
  * steps since its last look keep the launch another quit_ns.  Called on
@@ -529,41 +559,21 @@ static void test_abort_turns(void)
 static void test_idle_quit_sees_others(void)
 {
     pt_begin("idle quit waits for the other blocks", 30);
-    enum { DEPTH = 4 };
-    pccl_pinned_hdr hdr;
-    memset(&hdr, 0, sizeof hdr);
-    static pccl_sqe sq[DEPTH];
-    uint64_t progress = 3, quit = 0;
-    pccl_blk_saved saved[1];
-    memset(saved, 0, sizeof saved);
-    int32_t saved_tq[DEPTH], tq[DEPTH];
-    pccl_gpu G;
-    memset(&G, 0, sizeof G);
-    G.k.blocks = 1;
-    G.k.depth = DEPTH;
-    G.k.quit_ns = 1000;
-    G.hdr = &hdr;
-    G.sq = sq;
-    G.progress = &progress;
-    G.quit = &quit;
-    G.saved = saved;
-    G.saved_tq = saved_tq;
-    G.epoch = 1;
-    pccl_blk S;
-    memset(&S, 0, sizeof S);
-    S.tq = tq;
-    pccl_begin(&S, &G, 0, 0);
-    pccl_plan(&S, &G, 0, 500); /* the launch's first pass counts as progress: idle from here */
-    PT_CHECK(S.cmd == PCCL_CMD_RUN, "block 0 quit in its first pass");
-    progress = 4; /* another block's step */
-    pccl_plan(&S, &G, 0, 1600);
-    PT_CHECK(S.cmd == PCCL_CMD_RUN, "block 0 quit while another block had stepped since its last look");
-    pccl_plan(&S, &G, 0, 2500);
-    PT_CHECK(S.cmd == PCCL_CMD_RUN, "block 0 quit 900 ns after it saw another block's step");
-    pccl_plan(&S, &G, 0, 2700);
-    PT_CHECK(S.cmd == PCCL_CMD_QUIT && quit == PCCL_QUIT_WORD(1, 0),
-             "block 0 did not quit 1100 ns after the GPU's last step it saw (cmd %d, quit %llu)", S.cmd,
-             (unsigned long long)quit);
+    static one_block o;
+    one_block_begin(&o, 1000, 3);
+    pccl_blk *S = &o.S;
+    const pccl_gpu *G = &o.G;
+    pccl_plan(S, G, 0, 500); /* the launch's first pass counts as progress: idle from here */
+    PT_CHECK(S->cmd == PCCL_CMD_RUN, "block 0 quit in its first pass");
+    o.progress = 4; /* another block's step */
+    pccl_plan(S, G, 0, 1600);
+    PT_CHECK(S->cmd == PCCL_CMD_RUN, "block 0 quit while another block had stepped since its last look");
+    pccl_plan(S, G, 0, 2500);
+    PT_CHECK(S->cmd == PCCL_CMD_RUN, "block 0 quit 900 ns after it saw another block's step");
+    pccl_plan(S, G, 0, 2700);
+    PT_CHECK(S->cmd == PCCL_CMD_QUIT && o.quit == PCCL_QUIT_WORD(1, 0),
+             "block 0 did not quit 1100 ns after the GPU's last step it saw (cmd %d, quit %llu)", S->cmd,
+             (unsigned long long)o.quit);
     pt_end();
 }
 
@@ -632,57 +642,38 @@ static void test_wait_spans_slices(void)
     pt_end();
 }
 
-/* The daemon's side of the watch (scheduler.h, pccl_cut_idle): with the
+/* The daemon's side of the watch (cut.h, pccl_cut_idle): with the
  * slice off, block 0 ends its launch once the host set PCCL_CTL_CUT, seen
  * at its next look (every PCCL_CTL_LOOK_NS), not before it is set, and not
  * while a stream holds the launch. */
 static void test_ctl_cut(void)
 {
     pt_begin("ctl cut", 30);
-    enum { DEPTH = 4 };
-    pccl_pinned_hdr hdr;
-    memset(&hdr, 0, sizeof hdr);
-    static pccl_sqe sq[DEPTH];
-    uint64_t progress = 0, quit = 0;
-    pccl_blk_saved saved[1];
-    memset(saved, 0, sizeof saved);
-    int32_t saved_tq[DEPTH], tq[DEPTH];
-    pccl_gpu G;
-    memset(&G, 0, sizeof G);
-    G.k.blocks = 1;
-    G.k.depth = DEPTH;
-    G.k.quit_ns = 1000000000; /* never idle here */
-    G.k.watch = 1;            /* and no slice */
-    G.hdr = &hdr;
-    G.sq = sq;
-    G.progress = &progress;
-    G.quit = &quit;
-    G.saved = saved;
-    G.saved_tq = saved_tq;
-    G.epoch = 1;
-    pccl_blk S;
-    memset(&S, 0, sizeof S);
-    S.tq = tq;
-    pccl_begin(&S, &G, 0, 0);
+    static one_block o;
+    one_block_begin(&o, 1000000000, 0); /* never idle here */
+    o.G.k.watch = 1;                    /* and no slice (set after the begin: the block reads it later) */
+    pccl_blk *S = &o.S;
+    const pccl_gpu *G = &o.G;
+    pccl_pinned_hdr *hdr = &o.hdr;
     uint64_t now = 0;
-    progress = 1; /* the launch moved work: a cut may end it */
+    o.progress = 1; /* the launch moved work: a cut may end it */
     for (int i = 0; i < 100; i++) {
         now += PCCL_CTL_LOOK_NS;
-        PT_CHECK(!pccl_cut(&S, &G, now), "block 0 cut its launch at %llu ns, none asked", (unsigned long long)now);
+        PT_CHECK(!pccl_cut(S, G, now), "block 0 cut its launch at %llu ns, none asked", (unsigned long long)now);
     }
-    hdr.ctl = PCCL_CTL_CUT;
-    hdr.hold = 1; /* a stream waits for an invocation of this GPU's: held */
-    hdr.hold_n = PCCL_HOLD_MANY;
+    hdr->ctl = PCCL_CTL_CUT;
+    hdr->hold = 1; /* a stream waits for an invocation of this GPU's: held */
+    hdr->hold_n = PCCL_HOLD_MANY;
     now += PCCL_CTL_LOOK_NS;
-    PT_CHECK(!pccl_cut(&S, &G, now), "block 0 cut a held launch");
-    PT_CHECK(!S.asked, "a held launch's ask stayed noted: the hold would be read at every step");
-    hdr.hold = 0;
-    PT_CHECK(!pccl_cut(&S, &G, now + PCCL_CTL_LOOK_NS / 2), "block 0 looked at ctl before PCCL_CTL_LOOK_NS");
+    PT_CHECK(!pccl_cut(S, G, now), "block 0 cut a held launch");
+    PT_CHECK(!S->asked, "a held launch's ask stayed noted: the hold would be read at every step");
+    hdr->hold = 0;
+    PT_CHECK(!pccl_cut(S, G, now + PCCL_CTL_LOOK_NS / 2), "block 0 looked at ctl before PCCL_CTL_LOOK_NS");
     now += PCCL_CTL_LOOK_NS;
-    PT_CHECK(pccl_cut(&S, &G, now) && S.cut, "block 0 did not cut the launch when asked");
-    PT_CHECK(quit == PCCL_QUIT_WORD(1, 1), "block 0's decision %llu is not a cut of launch 1",
-             (unsigned long long)quit);
-    PT_CHECK(S.st.t_cut == now, "the cut's stamp %llu, not %llu", (unsigned long long)S.st.t_cut,
+    PT_CHECK(pccl_cut(S, G, now) && S->cut, "block 0 did not cut the launch when asked");
+    PT_CHECK(o.quit == PCCL_QUIT_WORD(1, 1), "block 0's decision %llu is not a cut of launch 1",
+             (unsigned long long)o.quit);
+    PT_CHECK(S->st.t_cut == now, "the cut's stamp %llu, not %llu", (unsigned long long)S->st.t_cut,
              (unsigned long long)now);
     pt_end();
 }

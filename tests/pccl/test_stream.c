@@ -419,7 +419,7 @@ static int held_start(pair *p, const char *knob, sfn *out, late_peer *l, pthread
  * joins 50 ms later, long after an idle daemon quits (PCCL_QUIT_US 500).  A
  * daemon that quit could not be relaunched before the drain ended, nor the
  * drain end before the collective completed: it must stay while the stream
- * waits (scheduler.h, pccl_may_quit), and quit once the wait is over.  The
+ * waits (cut.h, pccl_may_quit), and quit once the wait is over.  The
  * backend's running query waits for the drain's lock too (as a driver call
  * may wait for the context lock), so the poller cannot drain the completion
  * meanwhile: the daemon must see the held invocation complete itself

@@ -1,0 +1,151 @@
+/* When a daemon launch ends (included by scheduler.h, after the block's
+ * state): block 0 decides, for the hold a stream puts on the launch, the
+ * time slice, a cut the host asks for (the watch) and idleness, and the
+ * other blocks follow its decision.  Plain C shared by both backends, as
+ * the rest of the scheduling core. */
+#ifndef PCCL_CUT_H
+#define PCCL_CUT_H
+
+/* The time slice.  A launch that keeps finding work never quits by the
+ * rule below (it wants an idle GPU), and the CUDA driver's implicit
+ * synchronizations wait for it: the first launch of a kernel under lazy
+ * module loading, cudaFree, cudaDeviceSynchronize on another thread.  So a
+ * launch ends at its deadline (pccl_begin: the host's, on a grid every rank
+ * shares, or slice_ns after the block began), work queued or not: each block stops
+ * at its next decision (a step boundary), saves the active collective as a
+ * preemption does, and quits with its task queue saved; the poller relaunches
+ * at once (poller.c), and the waiting call gets the GPU in between. */
+/* Whether every invocation a stream waits for is complete on this GPU (its
+ * completion flag written): the waits are then satisfied, and holding the
+ * launch until the host has seen the completions would make a drain (a lazy
+ * module load holding the context lock) wait for the host's poller, which
+ * may itself be inside a driver call that waits for that lock.  A consistent
+ * copy of the host's set or none (seqlock); 0 when it does not fit. */
+PCCL_FN int pccl_hold_done(const pccl_gpu *G)
+{
+    const pccl_pinned_hdr *h = G->hdr;
+    for (int tries = 0; tries < 4; tries++) {
+        uint32_t s1 = pccl_ld_acq32(&h->hold_seq), n = pccl_ld_acq32(&h->hold_n);
+        if (s1 & 1) continue;
+        if (n > PCCL_HOLD_SET) return 0;
+        int done = 1;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t id = pccl_ld_acq32(&h->hold_id[i]);
+            uint64_t tk = pccl_ld_acq(&h->hold_tk[i]);
+            if ((int)id >= G->k.max_colls) return 0;
+            if ((int64_t)(pccl_ld_acq(&G->fin[id]) - tk) < 0) done = 0;
+        }
+        if (pccl_ld_acq32(&h->hold_seq) == s1) return done;
+    }
+    return 0;
+}
+
+/* Whether a block may end this launch.  While a stream waits for one of
+ * this GPU's collectives (hdr->hold), an implicit synchronization of the
+ * process (a lazy module load, cudaFree) cannot return before that
+ * collective completes, and the module load holds the context lock that a
+ * relaunch needs: a daemon that quit then would never be back, and the
+ * process would hang.  So a held launch stays, and gives the waiting call
+ * nothing to wait for that it could not wait for anyway, until the daemon
+ * has completed every invocation the streams wait for (pccl_hold_done).
+ *
+ * Block 0 alone decides: it reads the host's hold and tells the host
+ * (hdr->quitting) in pinned memory; the others follow through a word of
+ * device memory, G->quit = (epoch << 1) | cut once block 0 decided.  With
+ * every block reading and writing those pinned words at each slice's end
+ * (system-scope accesses to one host address, which the GPU serializes),
+ * the last of 64 blocks ended 130 us after the first cut on one H100, and
+ * the GPU worked on nothing meanwhile.
+ *
+ * cut: the caller asks at a step boundary because the slice is over (1), or
+ * at a pass's start because nothing moved for quit_ns (0).  A follower
+ * leaves mid-pass only for a cut: leaving for block 0's idleness mid-pass,
+ * a block whose queue head waits for a peer never reached the collectives
+ * behind it, and two ranks whose heads differ never met (the fuzzer's
+ * episode seq:2621092749958767824 hung).  It leaves for idleness at its own
+ * idle point, as block 0 does. */
+#define PCCL_QUIT_WORD(epoch, cut) ((epoch) << 1 | (uint64_t)(cut))
+/* Block 0's decision for this launch: -1 none yet, 1 it cut the launch, 0
+ * it ended it for idleness. */
+PCCL_FN int pccl_decided(const pccl_blk *S, const pccl_gpu *G)
+{
+    uint64_t q = pccl_ld_gpu(G->quit);
+    return q >> 1 == S->epoch ? (int)(q & 1) : -1;
+}
+
+PCCL_FN int pccl_may_quit(const pccl_blk *S, const pccl_gpu *G, int cut)
+{
+    int d = pccl_decided(S, G);
+    if (d == 1 || (d == 0 && !cut)) return 1;
+    if (S->blk != 0 || (pccl_ld_acq32(&G->hdr->hold) && !pccl_hold_done(G))) return 0;
+    pccl_st_rel32(&G->hdr->quitting, 1);
+    pccl_st_post_gpu(G->quit, PCCL_QUIT_WORD(S->epoch, cut));
+    return 1;
+}
+
+PCCL_FN void pccl_mark_cut(pccl_blk *S, uint64_t now)
+{
+    S->cut = 1;
+    S->st.t_cut = now;
+}
+
+/* Block 0 looks at the host's ctl word (a PCIe read) with the abort flag,
+ * every 16th pass (pccl_plan), and while the watch runs at least every
+ * PCCL_CTL_LOOK_NS, for passes that take long (a large collective's steps):
+ * not at every step. */
+#define PCCL_CTL_LOOK_NS 500000
+/* The host's ctl word (pinned memory): 1 when it says abort; a cut asked
+ * for is noted (block 0 decides the cut, pccl_cut_idle). */
+PCCL_FN int pccl_look_ctl(pccl_blk *S, const pccl_gpu *G, uint64_t now)
+{
+    uint32_t w = pccl_ld_acq32(&G->hdr->ctl);
+    S->t_ctl = now;
+    if (w & PCCL_CTL_CUT) S->asked = 1;
+    return (w & PCCL_CTL_ABORT) != 0;
+}
+
+PCCL_FN int pccl_cut_idle(pccl_blk *S, const pccl_gpu *G, uint64_t now, int idle)
+{
+    if (S->cut || !(G->k.slice_ns || G->k.watch)) return S->cut;
+    uint64_t t = now - S->t_begin;
+    if (S->blk != 0) {
+        /* The others read no deadline: they stop once block 0 cut the
+         * launch, or, past a slice of their own, once it ended it for
+         * idleness (a peer may have come since, and its work must not keep
+         * the launch past the slice with no one left to cut it). */
+        int d = pccl_decided(S, G);
+        if (d == 1 || (d == 0 && G->k.slice_ns && t >= (uint64_t)G->k.slice_ns)) pccl_mark_cut(S, now);
+        return S->cut;
+    }
+    /* PCCL_SLICE_EARLY_US: a block with nothing to run may end a little
+     * before the deadline, so that the relaunch falls where the GPU waits
+     * for work anyway (a busy block still stops at the deadline). */
+    uint64_t due = S->deadline - (idle ? (uint64_t)G->k.slice_early_ns : 0);
+    /* A cut the host asked for (watch.c: a call of the process waits for
+     * the GPU), seen at the plan's looks or after PCCL_CTL_LOOK_NS */
+    if (G->k.watch && !S->asked && now - S->t_ctl >= PCCL_CTL_LOOK_NS) (void)pccl_look_ctl(S, G, now);
+    if (S->asked) due = now;
+    /* A launch that has moved nothing yet waits for its peers: it lives
+     * quit_ns at least, as without a slice, so that the launches of ranks
+     * meet.  (Cut after 100 us, two ranks' launches seldom overlapped, and
+     * opposite orders stalled: tests/pccl/test_share.c.) */
+    if (now >= due && (t >= (uint64_t)G->k.quit_ns || pccl_ld_gpu(G->progress) != S->progress0)) {
+        if (pccl_may_quit(S, G, 1)) {
+            pccl_mark_cut(S, now);
+        } else { /* held: a new slice, and the next look at the hold a slice later (or the next ask) */
+            S->asked = 0;
+            if (G->k.slice_ns) S->deadline = now + (uint64_t)G->k.slice_ns;
+        }
+    }
+    return S->cut;
+}
+
+PCCL_FN int pccl_cut(pccl_blk *S, const pccl_gpu *G, uint64_t now) { return pccl_cut_idle(S, G, now, 0); }
+
+/* The same, reading the clock only where there is a slice to check. */
+PCCL_FN int pccl_cut_now(pccl_blk *S, const pccl_gpu *G)
+{
+    return (G->k.slice_ns || G->k.watch) && pccl_cut(S, G, PCCL_NOW_NS());
+}
+
+#endif
