@@ -325,12 +325,12 @@ void *pccl_poller_main(void *arg)
         pccl_health_check(c, now);
         if (n || c->submitted != seen) { last_event = now; seen = c->submitted; }
         hang_report(c, now, n);
+        watch_look(c, now);
         /* Near the end of a launch's slice, or once the watch asked for a
          * cut, the poller is hot and looks more often, and stays so until
          * the relaunch: a sliced daemon is relaunched within SLICE_QUERY_NS
          * of PCCL_SLICE_GAP_US, not after a sleep or POLL_QUERY_NS (each
          * slice costs that gap). */
-        watch_look(c, now);
         int slice_due = (c->G.k.slice_ns || c->watch) && c->outstanding &&
                         (c->was_running ? (c->G.k.slice_ns && now + SLICE_HOT_NS >= c->slice_acc.end_ns) ||
                                               watch_asked(c)

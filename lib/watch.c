@@ -40,7 +40,8 @@ static void slot_release(void *p)
 
 static void key_make(void) { pthread_key_create(&slot_key, slot_release); }
 
-/* -1: all taken (this thread's calls are then not watched). */
+/* The slot's index; -2: all taken (this thread's calls are then not
+ * watched, and it does not look again). */
 static int slot_take(void)
 {
     pthread_once(&key_once, key_make);
@@ -52,7 +53,7 @@ static int slot_take(void)
         pthread_setspecific(slot_key, (void *)(intptr_t)(s + 1));
         return s;
     }
-    return -2; /* looked once: not again for every call */
+    return -2;
 }
 
 void pccl_watch_enter(void)
@@ -75,7 +76,7 @@ void pccl_watch_mute(int on) { my_mute += on ? 1 : -1; }
  * call that waits for an idle GPU returns after a cut or two (one that
  * waits twice: cudaHostUnregister); one that waits for other work
  * (a stream synchronization behind a long kernel) gets cuts at thr, 2 thr,
- * 4 thr ...: a few per second at most, not one per slice. */
+ * 4 thr ...: log2(its wait / thr) of them, not one per thr. */
 int pccl_watch_due(uint64_t now, uint64_t thr, uint64_t last)
 {
     int h = __atomic_load_n(&high, __ATOMIC_ACQUIRE);
