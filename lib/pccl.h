@@ -129,7 +129,8 @@ typedef struct {
     long sliceUs;         /* PCCL_SLICE_US         a daemon launch ends after this long, work or not
                                                    (and is relaunched): a CUDA call that waits for the
                                                    GPU (cudaFree, a module load ...) waits at most two
-                                                   slices; 0: never */
+                                                   slices; 0: never; 32 ms by default with the
+                                                   watch, PCCL_WATCH_US */
     long sliceGapUs;      /* PCCL_SLICE_GAP_US     the GPU stays free this long after a slice
                                                    before the relaunch (a waiting call's chance) */
     int proto;            /* PCCL_PROTO            PCCL_PROTO_AUTO (by size and ranks), _SIMPLE, _LL */
