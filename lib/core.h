@@ -408,7 +408,7 @@ typedef struct {
     uint64_t chaos_seed;
     int64_t slice_ns; /* a launch ends this long after it began, work or not (0: never) */
     int64_t slice_early_ns; /* ... or up to this long before, at a pass that finds the block idle */
-    int32_t watch;    /* the host may ask for a cut (PCCL_CTL_CUT): block 0 looks every PCCL_CTL_LOOK_NS */
+    int32_t watch;    /* the host may ask for a cut (PCCL_CTL_CUT): block 0 looks with the abort flag (cut.h) */
 } pccl_knobs;
 
 /* Everything one GPU's daemon needs, by value (a kernel parameter). */

@@ -92,11 +92,13 @@ static int named(const char *const *names, const char *e, long *v)
     return 0;
 }
 
-static pcclResult_t knob(long cfg, int which, int host, long *out)
+/* *dflt: 1 when neither the config nor the environment set it. */
+static pcclResult_t knob(long cfg, int which, int host, long *out, int *dflt)
 {
     const knob_def *d = &knobs[which];
     long v = host ? d->host : d->gpu;
     const char *e = getenv(d->env);
+    *dflt = cfg == PCCL_CONFIG_UNSET && !(e && *e);
     if (cfg != PCCL_CONFIG_UNSET) {
         v = cfg;
     } else if (e && *e) {
@@ -147,8 +149,9 @@ pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host)
                     cfg->traceLat, cfg->waitSpinUs, cfg->sliceAlign, cfg->sliceEarlyUs, cfg->watchUs,
                     PCCL_CONFIG_UNSET, PCCL_CONFIG_UNSET};
     long v[K_N];
+    int dflt[K_N];
     for (int i = 0; i < K_N; i++) {
-        pcclResult_t r = knob(in[i], i, host, &v[i]);
+        pcclResult_t r = knob(in[i], i, host, &v[i], &dflt[i]);
         if (r) return r;
     }
     pccl_knobs *k = &c->G.k;
@@ -168,8 +171,7 @@ pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host)
     k->profile = (int)v[K_PROFILE];
     k->dynamic = (int)v[K_DYNAMIC];
     k->slice_ns = v[K_SLICE_US] * 1000;
-    const char *se = getenv("PCCL_SLICE_US");
-    c->slice_default = cfg->sliceUs == PCCL_CONFIG_UNSET && !(se && *se);
+    c->slice_default = dflt[K_SLICE_US];
     c->watch_ns = (uint64_t)v[K_WATCH_US] * 1000;
     k->slice_early_ns = v[K_SLICE_EARLY_US] * 1000;
     /* A block sends a step of each loop of its group before it receives the
