@@ -20,6 +20,13 @@
 #define PCCL_HD
 #endif
 #define PCCL_FN static inline PCCL_HD
+/* A rarely taken slow part, kept out of line so that its callers' hot code
+ * stays small (on the GPU, registers: cut.h) */
+#ifdef __CUDACC__
+#define PCCL_COLD_FN static __noinline__ PCCL_HD
+#else
+#define PCCL_COLD_FN static __attribute__((noinline, unused))
+#endif
 
 #define PCCL_MAX_RANKS 64
 #define PCCL_MAX_STEPS (2 * PCCL_MAX_RANKS - 1)
@@ -371,10 +378,7 @@ typedef struct {
     /* daemon blocks: one of them decided to end this launch, and the others
      * follow even while held; the host clears it before each launch */
     uint32_t quitting;
-    /* host -> daemon: where this launch's slice ends on the daemon's clock
-     * (PCCL_SLICE_ALIGN: a point of a grid all ranks share; 0: a slice
-     * after each block's start) */
-    uint64_t deadline;
+    uint64_t unused; /* the header stays 128 bytes (hold_seq below) */
     /* host -> daemon: which invocations the streams wait for (lib/stream.c),
      * so that a held launch may still end once the daemon itself completed
      * them all (pccl_hold_done), without waiting for the host to see the
@@ -416,6 +420,12 @@ typedef struct {
     pccl_knobs k;
     int32_t rank, nranks;
     uint64_t epoch;          /* this launch's number (the host's count, set before each launch) */
+    /* where this launch's slice ends on the daemon's clock (PCCL_SLICE_ALIGN:
+     * a point of a grid all ranks share; 0: a slice after each block's
+     * start), set before each launch: a parameter, which every block reads
+     * for free, where a pinned word cost block 0 a PCIe read per launch and
+     * left the others to guess block 0's deadline */
+    uint64_t deadline;
     /* device memory of this GPU */
     pccl_coll *colls;        /* [max_colls]                         */
     pccl_ctx *ctx;           /* [max_colls][blocks]                 */

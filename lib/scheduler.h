@@ -74,6 +74,8 @@ typedef struct {
     uint64_t epoch;                /* the launch's number (G->epoch): G->quit holds it once block 0 decided */
     uint64_t deadline;             /* the slice ends here (UINT64_MAX: no slice) */
     uint64_t t_ctl;                /* block 0's last look at the host's ctl word */
+    uint64_t cut_at;               /* a cut check before this finds nothing to do (cut.h) */
+    uint64_t follow_gap;           /* the others: their looks at block 0's decision are this far apart (0: not yet due) */
     uint64_t pend_tail, pend_head; /* a step's counters not yet posted (0: none) */
     uint64_t pend_hdr;             /* and the header of the slot it sent */
     pccl_ctx act;     /* the active context slot */
@@ -303,6 +305,8 @@ PCCL_FN void pccl_flush_done(pccl_blk *S, const pccl_gpu *G)
 
 /* ---- the leader's decisions --------------------------------------------- */
 
+#include "cut.h" /* the launch's end: block 0's decision, the others following it */
+
 PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
 {
     S->st = G->saved[b].st;
@@ -310,12 +314,12 @@ PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
     S->st.t_begin = now;
     S->blk = b;
     S->epoch = G->epoch;
-    /* Block 0's deadline: the host's (aligned, the same for all ranks); one
-     * too far off (a launch late past it, a wrong clock estimate) gives way
-     * to a slice from the block's start.  The other blocks end when block 0
-     * decided (pccl_may_quit) and read no deadline: 64 blocks reading one
-     * pinned word at each launch's start took up to 40 us. */
-    uint64_t s = b == 0 ? (uint64_t)G->k.slice_ns : 0, d = s ? pccl_ld_acq(&G->hdr->deadline) : 0;
+    /* The deadline: the host's (aligned, the same for all ranks); one too
+     * far off (a launch late past it, a wrong clock estimate) gives way to a
+     * slice from the block's start.  Every block takes it, so that the
+     * others know when block 0's decision may come (cut.h); block 0 alone
+     * decides. */
+    uint64_t s = (uint64_t)G->k.slice_ns, d = G->deadline;
     S->deadline = !s ? UINT64_MAX : d > now && d <= now + s ? d : now + s;
     /* Half a slice at least: a launch that began just before a grid point
      * and was cut after its first step left its relaunch nothing to do until
@@ -330,6 +334,8 @@ PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
     S->seen_progress = S->progress0 = pccl_ld_gpu(G->progress);
     S->cut = S->asked = 0;
     S->t_ctl = now;
+    S->follow_gap = 0;
+    pccl_next_check(S, G, now);
     S->resume = (int32_t)G->saved[b].pos;
     S->carry = G->saved[b].waited;
     /* the first pass follows no pass without progress: not stuck, no look
@@ -345,8 +351,6 @@ PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
      * take turns. */
     S->npass = b;
 }
-
-#include "cut.h" /* the launch's end: block 0's decision, the others following it */
 
 /* Start of a pass: fetch, then decide whether to run or quit. */
 PCCL_FN void pccl_plan(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)

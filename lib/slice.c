@@ -65,8 +65,7 @@ uint64_t pccl_slice_plan_locked(pcclComm_t c, uint64_t call_ns)
         uint64_t begin = call_ns + (uint64_t)a->off;
         d = (begin / s + 1) * s;
     }
-    a->deadline = d;
-    pccl_st_rel(&c->G.hdr->deadline, d);
+    a->deadline = c->G.deadline = d;
     if (!s) return UINT64_MAX;
     return d ? d - (uint64_t)a->off : call_ns + s;
 }

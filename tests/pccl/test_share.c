@@ -426,8 +426,9 @@ static void test_block0_decides(void)
     PT_CHECK(!pccl_cut_idle(&S[1], &G, 5000, 0), "block 1 ended the launch on its own");
     PT_CHECK(!hdr.quitting && !quit, "block 1 decided for the launch (quitting %u, quit %llu)", hdr.quitting,
              (unsigned long long)quit);
-    /* a decision of an older launch is not this one's */
+    /* a decision of an older launch is not this one's (looked at now: cut_at 0) */
     quit = PCCL_QUIT_WORD(4, 1);
+    S[1].cut_at = 0;
     PT_CHECK(!pccl_cut_idle(&S[1], &G, 5000, 0), "block 1 followed launch 4's decision in launch 5");
     PT_CHECK(!pccl_may_quit(&S[1], &G, 0), "an idle block 1 followed launch 4's decision in launch 5");
     /* block 0, held: a new slice, no decision */
@@ -445,6 +446,7 @@ static void test_block0_decides(void)
     PT_CHECK(pccl_cut_idle(&S[0], &G, 6000, 0) && S[0].st.t_cut == 6000, "block 0 did not end the launch");
     PT_CHECK(hdr.quitting == 1 && quit == PCCL_QUIT_WORD(5, 1), "block 0's decision: quitting %u, quit %llu",
              hdr.quitting, (unsigned long long)quit);
+    S[1].cut_at = 0;
     PT_CHECK(pccl_cut_idle(&S[1], &G, 6001, 0) && S[1].st.t_cut == 6001, "block 1 did not follow block 0");
     /* an idle block 1 quits once block 0 decided, not before */
     pccl_blk T = S[1];
@@ -458,6 +460,8 @@ static void test_block0_decides(void)
         U[b].cut = 0;
         U[b].epoch = 6;
         U[b].t_begin = 10000;
+        U[b].deadline = 11000;
+        U[b].cut_at = U[b].follow_gap = 0;
         U[b].st.t_cut = 0;
     }
     PT_CHECK(pccl_may_quit(&U[0], &G, 0) && quit == PCCL_QUIT_WORD(6, 0), "block 0's idle end: quit %llu",
@@ -470,6 +474,77 @@ static void test_block0_decides(void)
     /* mid-pass past a slice of its own, it follows too */
     PT_CHECK(pccl_cut_idle(&U[1], &G, 11000, 0) && U[1].st.t_cut == 11000,
              "block 1 went on past its slice after block 0's idle end");
+    pt_end();
+}
+
+/* When the others look at block 0's decision (cut.h, pccl_next_check),
+ * found by trying a decision at every 100 ns of a follower's life: a copy
+ * of its state is checked with the decision made, the block itself with
+ * none.  Not before the deadline (less PCCL_SLICE_EARLY_US), then 1, 2, 4 ..
+ * 64 us apart while block 0 keeps the launch; with the watch on, also every
+ * 64 us before the deadline.  Returns how many looks fell in [from, to) and
+ * writes their times. */
+static int follow_looks(int64_t early_ns, int watch, uint64_t from, uint64_t to, uint64_t *at, int max)
+{
+    static pccl_pinned_hdr hdr;
+    static pccl_blk_saved saved[2];
+    static int32_t saved_tq[8], tq[4];
+    uint64_t quit = 0, progress = 0;
+    pccl_gpu G;
+    memset(&G, 0, sizeof G);
+    G.k.blocks = 2;
+    G.k.depth = 4;
+    G.k.slice_ns = 4000000;
+    G.k.slice_early_ns = early_ns;
+    G.k.watch = watch;
+    G.k.quit_ns = 50000;
+    G.hdr = &hdr;
+    G.quit = &quit;
+    G.progress = &progress;
+    G.saved = saved;
+    G.saved_tq = saved_tq;
+    G.epoch = 3;
+    pccl_blk S;
+    memset(&S, 0, sizeof S);
+    S.tq = tq;
+    pccl_begin(&S, &G, 1, 1000000); /* deadline 5,000,000 */
+    int n = 0;
+    for (uint64_t u = 1000000; u < to; u += 100) {
+        pccl_blk C = S;
+        quit = PCCL_QUIT_WORD(3, 1);
+        int seen = pccl_cut_idle(&C, &G, u, 0);
+        quit = 0;
+        if (pccl_cut_idle(&S, &G, u, 0)) return -1; /* cut with no decision */
+        if (seen && u >= from && n < max) at[n++] = u;
+    }
+    return n;
+}
+
+static void test_follow_pace(void)
+{
+    pt_begin("the others look at block 0's decision from the deadline on", 30);
+    uint64_t at[64];
+    /* no watch: nothing before the deadline, then every 1 us for 32 us,
+     * then 2, 4 .. 64, 64 us apart */
+    uint64_t want[64];
+    int nw = 0;
+    for (uint64_t u = 5000000; u <= 5032000; u += 1000) want[nw++] = u;
+    const uint64_t later[] = {5034000, 5038000, 5046000, 5062000, 5094000, 5158000, 5222000, 5286000};
+    for (int i = 0; i < 8; i++) want[nw++] = later[i];
+    int n = follow_looks(0, 0, 0, 5300000, at, 64);
+    PT_CHECK(n == nw, "%d looks in the 0.3 ms after a 4 ms slice's start and deadline, want %d", n, nw);
+    for (int i = 0; i < n && i < nw; i++)
+        PT_CHECK(at[i] == want[i], "look %d at %llu ns, want %llu", i, (unsigned long long)at[i],
+                 (unsigned long long)want[i]);
+    /* an early end allowed: from 200 us before the deadline */
+    n = follow_looks(200000, 0, 0, 4800500, at, 64);
+    PT_CHECK(n == 1 && at[0] == 4800000, "with PCCL_SLICE_EARLY_US=200: %d looks, the first at %llu ns", n,
+             n > 0 ? (unsigned long long)at[0] : 0ull);
+    /* the watch: every 64 us before the deadline too */
+    n = follow_looks(0, 1, 0, 2000000, at, 64);
+    PT_CHECK(n == 15 && at[0] == 1064000 && at[14] == 1960000,
+             "with the watch: %d looks in the launch's first 1 ms (64 us apart: 15), the first at %llu ns", n,
+             n > 0 ? (unsigned long long)at[0] : 0ull);
     pt_end();
 }
 
@@ -533,13 +608,14 @@ typedef struct {
     pccl_blk S;
 } one_block;
 
-static void one_block_begin(one_block *o, int64_t quit_ns, uint64_t progress)
+static void one_block_begin(one_block *o, int64_t quit_ns, uint64_t progress, int watch)
 {
     memset(o, 0, sizeof *o);
     o->progress = progress;
     o->G.k.blocks = 1;
     o->G.k.depth = 4;
     o->G.k.quit_ns = quit_ns;
+    o->G.k.watch = watch;
     o->G.hdr = &o->hdr;
     o->G.sq = o->sq;
     o->G.progress = &o->progress;
@@ -560,7 +636,7 @@ static void test_idle_quit_sees_others(void)
 {
     pt_begin("idle quit waits for the other blocks", 30);
     static one_block o;
-    one_block_begin(&o, 1000, 3);
+    one_block_begin(&o, 1000, 3, 0);
     pccl_blk *S = &o.S;
     const pccl_gpu *G = &o.G;
     pccl_plan(S, G, 0, 500); /* the launch's first pass counts as progress: idle from here */
@@ -650,8 +726,7 @@ static void test_ctl_cut(void)
 {
     pt_begin("ctl cut", 30);
     static one_block o;
-    one_block_begin(&o, 1000000000, 0); /* never idle here */
-    o.G.k.watch = 1;                    /* and no slice (set after the begin: the block reads it later) */
+    one_block_begin(&o, 1000000000, 0, 1); /* never idle here; the watch, and no slice */
     pccl_blk *S = &o.S;
     const pccl_gpu *G = &o.G;
     pccl_pinned_hdr *hdr = &o.hdr;
@@ -690,6 +765,7 @@ int pt_register_share(void)
                      test_cross_rank) ||
         !CU_add_test(s, "PCCL_SLICE_EARLY_US: an idle block ends its launch early", test_early_cut) ||
         !CU_add_test(s, "block 0 alone decides a launch's end, the others follow (a cut at once, idleness at their own idle point)", test_block0_decides) ||
+        !CU_add_test(s, "the others look at block 0's decision from the deadline on, paced", test_follow_pace) ||
         !CU_add_test(s, "the blocks take turns to look at the abort flag", test_abort_turns) ||
         !CU_add_test(s, "an idle block quits quit_ns after the GPU's last step it saw", test_idle_quit_sees_others) ||
         !CU_add_test(s, "a head whose threshold outlasts a slice still yields, exact", test_wait_spans_slices) ||
