@@ -482,7 +482,7 @@ static void test_block0_decides(void)
  * of its state is checked with the decision made, the block itself with
  * none.  Not before the deadline (less PCCL_SLICE_EARLY_US), then 1, 2, 4 ..
  * 64 us apart while block 0 keeps the launch; with the watch on, also every
- * 64 us before the deadline.  Returns how many looks fell in [from, to) and
+ * 16 us before the deadline.  Returns how many looks fell in [from, to) and
  * writes their times. */
 static int follow_looks(int64_t early_ns, int watch, uint64_t from, uint64_t to, uint64_t *at, int max)
 {
@@ -540,10 +540,10 @@ static void test_follow_pace(void)
     n = follow_looks(200000, 0, 0, 4800500, at, 64);
     PT_CHECK(n == 1 && at[0] == 4800000, "with PCCL_SLICE_EARLY_US=200: %d looks, the first at %llu ns", n,
              n > 0 ? (unsigned long long)at[0] : 0ull);
-    /* the watch: every 64 us before the deadline too */
+    /* the watch: every 16 us before the deadline too */
     n = follow_looks(0, 1, 0, 2000000, at, 64);
-    PT_CHECK(n == 15 && at[0] == 1064000 && at[14] == 1960000,
-             "with the watch: %d looks in the launch's first 1 ms (64 us apart: 15), the first at %llu ns", n,
+    PT_CHECK(n == 62 && at[0] == 1016000 && at[61] == 1992000,
+             "with the watch: %d looks in the launch's first 1 ms (16 us apart: 62), the first at %llu ns", n,
              n > 0 ? (unsigned long long)at[0] : 0ull);
     pt_end();
 }
