@@ -478,13 +478,14 @@ static void test_block0_decides(void)
 }
 
 /* When the others look at block 0's decision (cut.h, pccl_next_check),
- * found by trying a decision at every 100 ns of a follower's life: a copy
- * of its state is checked with the decision made, the block itself with
- * none.  Not before the deadline (less PCCL_SLICE_EARLY_US), then 1, 2, 4 ..
- * 64 us apart while block 0 keeps the launch; with the watch on, also every
- * 16 us before the deadline.  Returns how many looks fell in [from, to) and
- * writes their times. */
-static int follow_looks(int64_t early_ns, int watch, uint64_t from, uint64_t to, uint64_t *at, int max)
+ * found by trying a decision at every 100 ns of a follower's life (a 4 ms
+ * slice begun at 1 ms): a copy of its state is checked with the decision
+ * made, the block itself with none.  Not before the deadline (less
+ * PCCL_SLICE_EARLY_US), then every 1 us for 32 us, then 2, 4 .. 64 us apart
+ * while block 0 keeps the launch; with the watch on, also every 16 us
+ * before the deadline.  Returns how many looks fell before `to` (-1: the
+ * block cut its launch with no decision) and writes their times. */
+static int follow_looks(int64_t early_ns, int watch, uint64_t to, uint64_t *at, int max)
 {
     static pccl_pinned_hdr hdr;
     static pccl_blk_saved saved[2];
@@ -515,7 +516,7 @@ static int follow_looks(int64_t early_ns, int watch, uint64_t from, uint64_t to,
         int seen = pccl_cut_idle(&C, &G, u, 0);
         quit = 0;
         if (pccl_cut_idle(&S, &G, u, 0)) return -1; /* cut with no decision */
-        if (seen && u >= from && n < max) at[n++] = u;
+        if (seen && n < max) at[n++] = u;
     }
     return n;
 }
@@ -531,17 +532,17 @@ static void test_follow_pace(void)
     for (uint64_t u = 5000000; u <= 5032000; u += 1000) want[nw++] = u;
     const uint64_t later[] = {5034000, 5038000, 5046000, 5062000, 5094000, 5158000, 5222000, 5286000};
     for (int i = 0; i < 8; i++) want[nw++] = later[i];
-    int n = follow_looks(0, 0, 0, 5300000, at, 64);
+    int n = follow_looks(0, 0, 5300000, at, 64);
     PT_CHECK(n == nw, "%d looks in the 0.3 ms after a 4 ms slice's start and deadline, want %d", n, nw);
     for (int i = 0; i < n && i < nw; i++)
         PT_CHECK(at[i] == want[i], "look %d at %llu ns, want %llu", i, (unsigned long long)at[i],
                  (unsigned long long)want[i]);
     /* an early end allowed: from 200 us before the deadline */
-    n = follow_looks(200000, 0, 0, 4800500, at, 64);
+    n = follow_looks(200000, 0, 4800500, at, 64);
     PT_CHECK(n == 1 && at[0] == 4800000, "with PCCL_SLICE_EARLY_US=200: %d looks, the first at %llu ns", n,
              n > 0 ? (unsigned long long)at[0] : 0ull);
     /* the watch: every 16 us before the deadline too */
-    n = follow_looks(0, 1, 0, 2000000, at, 64);
+    n = follow_looks(0, 1, 2000000, at, 64);
     PT_CHECK(n == 62 && at[0] == 1016000 && at[61] == 1992000,
              "with the watch: %d looks in the launch's first 1 ms (16 us apart: 62), the first at %llu ns", n,
              n > 0 ? (unsigned long long)at[0] : 0ull);
