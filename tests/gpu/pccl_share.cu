@@ -97,6 +97,14 @@ template <int... I> static void fill_fresh_store(std::integer_sequence<int, I...
 
 __global__ void warm_k(int *p) { atomicAdd(p, 1); }
 
+/* Another process's GPU work for --procs' reference: spins ns on the GPU's clock. */
+__global__ void busy_k(unsigned long long ns)
+{
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < ns);
+}
+
 /* A module loaded at run time (cuModuleLoadData): PTX, JIT-compiled. */
 static const char tiny_ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
                                ".visible .entry tiny(.param .u64 p)\n{\n"
@@ -665,13 +673,14 @@ static void x_prewarm(int d)
     CK(cudaFree(f));
 }
 
-/* The table: each call's times, NCCL's (nc, may be NULL) beside pccl's (pc);
- * a pccl call is within the bound when it took at most NCCL's slowest of it
- * + 2 slices + grace.  Returns 1 if every pccl call was. */
-static int x_table(xrank_t *nc, xrank_t *pc, int n, long slice_us, double grace_ms)
+/* The table: each call's times, the reference's (nc, may be NULL: NCCL's,
+ * or with --procs the same calls with pccl idle) beside pccl's (pc); a pccl
+ * call is within the bound when it took at most the reference's slowest of
+ * it + 2 slices + grace.  Returns 1 if every pccl call was. */
+static int x_table(xrank_t *nc, const char *ref, xrank_t *pc, int n, long slice_us, double grace_ms)
 {
-    printf("\n| compute thread's call, while every rank's communication thread streams | NCCL calls: min / median / "
-           "max ms | pccl calls: min / median / max ms | pccl within bound |\n|---|---|---|---|\n");
+    printf("\n| compute thread's call, while every rank's communication thread streams | %s calls: min / median / "
+           "max ms | pccl calls: min / median / max ms | pccl within bound |\n|---|---|---|---|\n", ref);
     int within = 1;
     for (int op = 0; op < OP_N; op++) {
         char a[96] = "-", b[96] = "-", vb[64] = "-";
@@ -732,7 +741,7 @@ static int cross_main(int n, int seeds, int iters, uint64_t seed, double secs, i
         }
         x_close(Rs, n);
     }
-    int within = x_table(do_nccl ? X[0] : NULL, do_pccl ? X[1] : NULL, n, slice_us, grace_ms);
+    int within = x_table(do_nccl ? X[0] : NULL, "NCCL", do_pccl ? X[1] : NULL, n, slice_us, grace_ms);
     if (!rc && (!within || failures)) rc = 1;
     printf("\nRESULT pccl-share --gpus %d: %s; %d failed calls; %s\n", n,
            !do_pccl ? "pccl not run" : rc == 4 ? "WRONG data" : within ? "every pccl call within the bound, no hang, exact"
@@ -744,15 +753,68 @@ static int cross_main(int n, int seeds, int iters, uint64_t seed, double secs, i
 /* --procs N: the same with one process per rank (pcclCommInitRank), so that
  * ranks may share a GPU (rank r on device r mod the GPUs, or as
  * PCCL_DEVICE_OF_RANK says): each process a communication and a compute
- * thread as above, pccl only (NCCL refuses two ranks on one GPU), the bound
- * 2 slices + --grace-ms.  Forked before the parent touches CUDA. */
-static int x_proc_rank(int r, int n, int dev, pcclUniqueId id, int *stop_at, int seeds, int iters, uint64_t seed,
+ * thread as above, pccl only (NCCL refuses two ranks on one GPU).  Processes
+ * that share a GPU are time-sliced by it, and a call waits for the others'
+ * slices of GPU time too, with or without pccl (a cuModuleLoadData with
+ * first launch took 14 ms against 2 slices + 5 ms with pccl's bound alone).
+ * So first, before any communicator exists, each rank in turn makes the
+ * calls for secs / 2 while the other ranks keep their GPUs busy with plain
+ * kernels (the reference, beside pccl's column), and a pccl call is within
+ * the bound when it took at most the reference's slowest + 2 slices +
+ * --grace-ms.  Forked before the parent touches CUDA. */
+typedef struct {
+    int stop_at;   /* the iteration no rank starts (rank 0 sets it) */
+    int arrived;   /* ranks at the reference's start */
+    int turn_done; /* the reference's turns completed */
+} procs_shared;
+
+/* Rank r's turn of the reference: its compute thread for secs; the other
+ * turns: plain kernels back to back on its GPU (200 us each, a few queued)
+ * until that turn is done.  Returns 0, or 1 when the ranks never met. */
+static int x_reference(xrank_t *REF, procs_shared *sh, double secs)
+{
+    int r = REF->rank, n = REF->nranks;
+    __atomic_add_fetch(&sh->arrived, 1, __ATOMIC_ACQ_REL);
+    for (double t0 = now_s(); __atomic_load_n(&sh->arrived, __ATOMIC_ACQUIRE) < n; usleep(1000))
+        if (now_s() - t0 > 60) { fprintf(stderr, "rank %d: the other ranks never came to the reference\n", r); return 1; }
+    cudaStream_t s;
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    for (int turn = 0; turn < n; turn++) {
+        if (turn == r) {
+            int stop = 0;
+            REF->stop = &stop;
+            pthread_t th;
+            if (pthread_create(&th, NULL, x_compute_main, REF)) { fprintf(stderr, "rank %d: pthread_create\n", r); return 1; }
+            usleep((useconds_t)(secs * 1e6));
+            __atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+            pthread_join(th, NULL);
+            REF->stop = NULL;
+            __atomic_store_n(&sh->turn_done, turn + 1, __ATOMIC_RELEASE);
+            continue;
+        }
+        for (int k = 0; __atomic_load_n(&sh->turn_done, __ATOMIC_ACQUIRE) <= turn; k++) {
+            busy_k<<<32, 256, 0, s>>>(200000ull);
+            if (k % 4 == 3) CK(cudaStreamSynchronize(s));
+        }
+        CK(cudaStreamSynchronize(s));
+    }
+    CK(cudaStreamDestroy(s));
+    return 0;
+}
+
+static int x_proc_rank(int r, int n, int dev, pcclUniqueId id, procs_shared *sh, int seeds, int iters, uint64_t seed,
                        double secs, int timeout_s, double grace_ms)
 {
     if (driver_fn("cuModuleLoadData", (void **)&p_load) || driver_fn("cuModuleGetFunction", (void **)&p_getfn) ||
         driver_fn("cuLaunchKernel", (void **)&p_launch) || driver_fn("cuModuleUnload", (void **)&p_unload))
         return 1;
     x_prewarm(dev);
+    static xrank_t REF; /* the reference: the calls with pccl idle, the other ranks' kernels running */
+    REF.rank = r;
+    REF.nranks = n;
+    REF.dev = dev;
+    REF.seed0 = seed;
+    if (x_reference(&REF, sh, secs / 2)) return 1;
     static xrank_t R; /* static: its vectors outlive an _exit on a hang */
     R.is_pccl = 1;
     R.rank = r;
@@ -761,7 +823,7 @@ static int x_proc_rank(int r, int n, int dev, pcclUniqueId id, int *stop_at, int
     R.seed0 = seed;
     R.seeds = seeds;
     R.iters = iters;
-    R.stop_at = stop_at;
+    R.stop_at = &sh->stop_at;
     if (pcclCommInitRank(&R.pc, n, id, r)) {
         fprintf(stderr, "rank %d: pcclCommInitRank: %s\n", r, pcclGetLastError(NULL));
         return 1;
@@ -778,7 +840,7 @@ static int x_proc_rank(int r, int n, int dev, pcclUniqueId id, int *stop_at, int
     printf("# rank %d (pid %d, GPU %d): %lu iterations, %lu wrong elements, %lu fresh-kernel first launches\n", r,
            getpid(), dev, R.iters_done, R.wrong, R.fresh);
     print_slices(R.pc, r);
-    int within = x_table(NULL, &R, 1, slice_us, grace_ms);
+    int within = x_table(&REF, "pccl idle, the other ranks' kernels running", &R, 1, slice_us, grace_ms);
     pcclCommDestroy(R.pc);
     int rc = R.wrong ? 4 : !within || failures ? 1 : 0;
     printf("RESULT pccl-share --procs %d rank %d: %s; %d failed calls\n", n, r,
@@ -812,9 +874,10 @@ static int cross_procs(int n, int seeds, int iters, uint64_t seed, double secs, 
     }
     pcclUniqueId id;
     if (pcclGetUniqueId(&id)) { fprintf(stderr, "pcclGetUniqueId: %s\n", pcclGetLastError(NULL)); return 1; }
-    int *stop_at = (int *)mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (stop_at == MAP_FAILED) return 1;
-    *stop_at = INT32_MAX;
+    procs_shared *sh = (procs_shared *)mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (sh == MAP_FAILED) return 1;
+    sh->stop_at = INT32_MAX;
+    sh->arrived = sh->turn_done = 0;
     printf("# cross-rank, one process per rank: %d ranks on GPUs %s of %d; at least %.1f s and %d seeds x %d "
            "iterations of the random-order test (seed %llu on)\n", n, dor && *dor ? dor : list, have, secs, seeds,
            iters, (unsigned long long)seed);
@@ -823,10 +886,11 @@ static int cross_procs(int n, int seeds, int iters, uint64_t seed, double secs, 
     for (int r = 0; r < n; r++) {
         kids[r] = fork();
         if (kids[r] == 0)
-            _exit(x_proc_rank(r, n, dev[r], id, stop_at, seeds, iters, seed, secs, timeout_s, grace_ms));
+            _exit(x_proc_rank(r, n, dev[r], id, sh, seeds, iters, seed, secs, timeout_s, grace_ms));
     }
     double t0 = now_s();
-    int rc = dl_reap_ranks(kids, n, secs + 4.0 * timeout_s); /* each rank's own watchdog fires first */
+    /* each rank's own watchdog fires first; the reference takes secs / 2 per rank */
+    int rc = dl_reap_ranks(kids, n, secs + n * secs / 2 + 4.0 * timeout_s);
     printf("\nRESULT pccl-share --procs %d: %s (worst rank exit %d, %.1f s)\n", n,
            rc == 0 ? "every call within the bound, no hang, exact" : rc == 3 ? "HANG" : rc == 4 ? "WRONG data"
                                                                   : "a call past the bound or a failure",
@@ -846,7 +910,9 @@ static void usage(FILE *f)
                "  points while the rank's communication thread runs the paper's random-order test for --seeds\n"
                "  (10) x --iters (10) iterations and --secs (3) s, data checked; NCCL first, --secs s, one order.\n"
                "  --procs N (>= 2): the same with one process per rank, pccl only (ranks may share a GPU:\n"
-               "  rank r on GPU r mod the GPUs, or PCCL_DEVICE_OF_RANK); bound 2 slices + --grace-ms.\n"
+               "  rank r on GPU r mod the GPUs, or PCCL_DEVICE_OF_RANK); first, each rank in turn makes the\n"
+               "  calls for --secs / 2 with pccl idle while the others' GPUs run plain kernels: the bound is\n"
+               "  that reference's slowest + 2 slices + --grace-ms.\n"
                "  Watchdog --timeout (30) s.  Exit 0 ok, 1 past the bound, 3 hang, 4 wrong data, 2 bad\n"
                "  arguments, 77 too few GPUs.\n");
 }
