@@ -770,7 +770,8 @@ typedef struct {
 
 /* Rank r's turn of the reference: its compute thread for secs; the other
  * turns: plain kernels back to back on its GPU (200 us each, a few queued)
- * until that turn is done.  Returns 0, or 1 when the ranks never met. */
+ * until that turn is done.  Returns 0, or 1 when the ranks never met or a
+ * turn never ended (its rank died: a minute past its time). */
 static int x_reference(xrank_t *REF, procs_shared *sh, double secs)
 {
     int r = REF->rank, n = REF->nranks;
@@ -792,9 +793,11 @@ static int x_reference(xrank_t *REF, procs_shared *sh, double secs)
             __atomic_store_n(&sh->turn_done, turn + 1, __ATOMIC_RELEASE);
             continue;
         }
+        double t1 = now_s();
         for (int k = 0; __atomic_load_n(&sh->turn_done, __ATOMIC_ACQUIRE) <= turn; k++) {
             busy_k<<<32, 256, 0, s>>>(200000ull);
             if (k % 4 == 3) CK(cudaStreamSynchronize(s));
+            if (now_s() - t1 > secs + 60) { fprintf(stderr, "rank %d: rank %d's turn of the reference never ended\n", r, turn); return 1; }
         }
         CK(cudaStreamSynchronize(s));
     }
