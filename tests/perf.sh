@@ -109,6 +109,12 @@ expect "--check-max: larger sizes N/A" 0 "Not checked +: 1 sizes" -- \
 # ---- timing modes ----------------------------------------------------------------------------
 expect "-z 1 (blocking, barrier per iteration)" 0 "outcome=OK" -- "$perf" -g 2 -b 64 -e 4K -f 8 -z 1 -n 3 -w 1 --coll all_reduce,all_gather
 # both timings: a row each, named; one check per library and placement, shown on both, counted once
+expect "--pccl-times: b2b only" 2 "--pccl-times $tmp/x.csv: pccl's back-to-back rows only" -- "$perf" --pccl-times "$tmp/x.csv" --timing rt
+expect "unwritable --pccl-times" 1 "--pccl-times $tmp/no/such/dir/x.csv: cannot write" -- "$perf" -g 2 -b 1K -e 1K -n 2 -w 0 --pccl-times "$tmp/no/such/dir/x.csv"
+if expect "--pccl-times" 0 "outcome=OK" -- "$perf" -g 2 -b 1K -e 4K -f 4 -n 20 -w 2 --coll all_reduce --pccl-times "$tmp/times.csv"; then
+  check "--pccl-times: 2 ranks x 2 sizes x 2 placements x (20 + 2 warm-up) lines" test "$(wc -l < "$tmp/times.csv")" = 177
+  check "--pccl-times: 8 runs per rank, times rising within each" awk -F, 'NR > 1 { k = $1 "," $4; if ((k in last) && $5 < last[k]) bad++; last[k] = $5; if ($4 > runs[$1]) runs[$1] = $4 } END { exit !(!bad && runs[0] == 8 && runs[1] == 8) }' "$tmp/times.csv"
+fi
 if expect "--timing all" 0 "outcome=OK rows=12 wrong=0" -- env PCCL_PERF_TEST_CORRUPT=none "$perf" -g 2 -b 64 -e 4K -f 8 --timing all -n 3 -w 1 --coll reduce_scatter --csv "$tmp/t.csv"; then
   check "--timing all: b2b then rt rows per size" test "$(awk '/^ +[0-9]+ / { printf "%s%s ", $1, $7 }' "$tmp/out")" = "64b2b 64rt 512b2b 512rt 4096b2b 4096rt "
   check "--timing all: csv timing column" test "$(awk -F, 'NR == 1 { print $22 } NR > 1 && $5 == "out" { printf "%s ", $22 }' "$tmp/t.csv" | tr '\n' ' ')" = "timing b2b rt b2b rt b2b rt "

@@ -84,6 +84,10 @@ void perf_usage(FILE *f)
         "                        refuses a GPU twice): the daemons run side by side on one GPU's\n"
         "                        SMs and meet in its memory, a proxy for protocol costs where one\n"
         "                        GPU is all there is (no NVLink in the figures)\n"
+        "  --pccl-times FILE     pccl back to back: the time of every completion (ns, the host's\n"
+        "                        CLOCK_MONOTONIC, PCCL_SLICE_LOG's *_at clock on the host side), one\n"
+        "                        CSV line each: rank, bytes, in place, the rank's run (warm-ups\n"
+        "                        of 2 or more too), ns (a diagnosis of stalls)\n"
         "  -h,--help             this text\n"
         "\n"
         "Timing: as nccl-tests, wall clock from a barrier of the rank threads to the completion of\n"
@@ -171,7 +175,7 @@ static int parse_timing(const char *s)
 const char *perf_timing_name(int timing) { return timing == PERF_TIMING_RT ? "rt" : "b2b"; }
 
 enum { O_COLL = 256, O_LIB, O_PMODE, O_ITERB, O_MINIT, O_CHECKMAX, O_SEED, O_CSV, O_JSON, O_DELAY, O_DRANK,
-       O_IFR, O_IFRN, O_IFRK, O_SPLIT, O_BCSV, O_TIMING, O_DEPTH, O_OVL, O_OVLM, O_SHARE };
+       O_IFR, O_IFRN, O_IFRK, O_SPLIT, O_BCSV, O_TIMING, O_DEPTH, O_OVL, O_OVLM, O_SHARE, O_TIMES };
 
 /* --interfere's cross-checks: one collective at one size; the kernel's size. */
 static void check_interfere(perf_opts *o, int coll_given, int b_given, int e_given, const char *ifr_arg)
@@ -230,6 +234,7 @@ void perf_parse_args(perf_opts *o, int argc, char **argv, int visible, int defau
         {"interfere-k", required_argument, 0, O_IFRK}, {"split", no_argument, 0, O_SPLIT},
         {"blocks-csv", required_argument, 0, O_BCSV}, {"overlap", no_argument, 0, O_OVL},
         {"overlap-colls", required_argument, 0, O_OVLM}, {"share-gpu", no_argument, 0, O_SHARE},
+        {"pccl-times", required_argument, 0, O_TIMES},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->nthreads = o->ngpus = 1;
@@ -325,6 +330,7 @@ void perf_parse_args(perf_opts *o, int argc, char **argv, int visible, int defau
         case O_SEED: o->seed = (uint64_t)parse_int(flag, v, 0, LLONG_MAX); break;
         case O_CSV: o->csv = v; break;
         case O_JSON: o->json = v; break;
+        case O_TIMES: o->pccl_times = v; break;
         case O_DELAY: {
             char buf[512];
             snprintf(buf, sizeof buf, "%s", v);
@@ -411,6 +417,10 @@ void perf_parse_args(perf_opts *o, int argc, char **argv, int visible, int defau
             bad("--timing", "b2b", "-z 1 waits for every iteration: use --timing rt (or -z 0)");
         o->timings = 1u << PERF_TIMING_RT;
     }
+    if (o->pccl_times && (!(o->libs & (1u << PERF_LIB_PCCL)) || !(o->timings & (1u << PERF_TIMING_B2B)) ||
+                          o->ndelays || o->interfere || o->split))
+        bad("--pccl-times", o->pccl_times, "pccl's back-to-back rows only: --lib pccl or all, --timing b2b or all, "
+            "no --delay-us, --interfere or --split");
 #ifndef PERF_HAVE_CUDA
     /* last, so that bad values are named first.  Test knob (tests/perf.sh): a
      * CPU stand-in for the kernel (compute_host.c) runs the scenarios' logic */

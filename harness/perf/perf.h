@@ -86,6 +86,7 @@ typedef struct {
     int split;                   /* --split: pccl's latency split (PCCL_PROFILE) */
     const char *blocks_csv;      /* --blocks-csv: with --split, a line per size, rank and daemon block */
     int share_gpu;               /* --share-gpu: every rank on GPU 0 (pccl only) */
+    const char *pccl_times;      /* --pccl-times: each b2b completion's time, to this file (lib_pccl.c) */
 } perf_opts;
 
 /* Parses argv into *o (visible: ranks possible; default_ranks: without -t
@@ -176,6 +177,8 @@ typedef struct perf_rank {
     int nblk;
     long cwrong;                /* compute samples wrong */
     char cmsg[256];
+    uint64_t *times;            /* --pccl-times: this rank's completions of the running b2b row */
+    int ntimes, tcap, truns;
 } perf_rank;
 
 /* A result: one library, one placement, one case. */
