@@ -421,8 +421,8 @@ typedef struct {
     int32_t rank, nranks;
     uint64_t epoch;          /* this launch's number (the host's count, set before each launch) */
     /* where this launch's slice ends on the daemon's clock (PCCL_SLICE_ALIGN:
-     * a point of a grid all ranks share; 0: a slice after each block's
-     * start), set before each launch: a parameter, which every block reads
+     * a point of the host's grid, which all ranks share; 0: a slice after
+     * each block's start), set before each launch: a parameter, which every block reads
      * for free, where a pinned word cost block 0 a PCIe read per launch and
      * left the others to guess block 0's deadline */
     uint64_t deadline;

@@ -51,6 +51,7 @@ typedef struct {
     pcclSliceStats_t sum;
     uint64_t cut_launch; /* the launch number the slice cut, its relaunch pending (0: none) */
     uint64_t prev_end, late_ns, drain_ns, block_idle_ns, gap_ns, launch_ns;
+    uint64_t cut_at;     /* the cut launch's first cut (daemon clock), for PCCL_SLICE_LOG */
     int on_grid;         /* the cut launch had a grid deadline and was cut at it */
     uint64_t call_ns;    /* the latest launch call's start (host clock) */
     uint64_t deadline;   /* its slice's end as told to the daemon (its clock; 0: none told) */

@@ -52,10 +52,10 @@ static const knob_def knobs[K_N] = {
     /* a sleeping waiter's wake-up costs several us; on the host backend
      * the emulated GPUs need the cores a spinning waiter would take */
     [K_WAIT_SPIN_US] = {"PCCL_WAIT_SPIN_US", 100, 0, 0, 60000000},
-    /* slices end on a grid of the daemon's clock, the same on every rank:
+    /* slices end on a grid of the host's clock, the same for every rank:
      * the ranks' relaunches overlap instead of each stalling the others
      * (lib/README.md, "The grid") */
-    [K_SLICE_ALIGN] = {"PCCL_SLICE_ALIGN", 0, 0, 0, 1}, /* off until measured on GPUs */
+    [K_SLICE_ALIGN] = {"PCCL_SLICE_ALIGN", 1, 1, 0, 1},
     /* an idle block ends its launch up to this long before the deadline: the
      * relaunch then falls in a moment without work (0: off; not yet measured
      * on GPUs, so off by default) */

@@ -139,9 +139,9 @@ typedef struct {
                                                    medians per collective shape to stderr */
     long waitSpinUs;      /* PCCL_WAIT_SPIN_US     pcclWait/pcclWaitRun spin this long on the completion
                                                    queue (draining it themselves) before they sleep */
-    int sliceAlign;       /* PCCL_SLICE_ALIGN      1: slices end on a grid of the GPUs' clock, the same
-                                                   for every rank (their relaunches overlap); 0: a slice
-                                                   after each launch's start */
+    int sliceAlign;       /* PCCL_SLICE_ALIGN      1 (default): slices end on a grid of the host's clock,
+                                                   the same for every rank (their relaunches overlap); 0: a
+                                                   slice after each launch's start */
     long sliceEarlyUs;    /* PCCL_SLICE_EARLY_US   a daemon block with nothing to run ends its launch up to
                                                    this long before the slice's end (0: at the end) */
     long watchUs;         /* PCCL_WATCH_US         a CUDA call of the process in progress this long (any

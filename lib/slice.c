@@ -49,25 +49,25 @@ static void span_read(pcclComm_t c, launch_span *s)
 }
 
 /* The slice's end for the launch about to be made.  Aligned, a point of a
- * grid of the daemon's clock (multiples of the slice): every rank's clock
- * is the same (the host's on the host backend; the GPUs' globaltimers,
- * which the driver keeps on the host's time), so ranks streaming together
- * end their slices together and relaunch in the same few microseconds,
- * instead of each rank's relaunch stalling its peers at its own moment.
- * The launch's start on the daemon's clock is predicted from the least
- * offset seen between a launch call and its first block's start. */
+ * grid of the host's clock (multiples of the slice), which every rank of the
+ * host shares, so ranks streaming together end their slices together and
+ * relaunch in the same few microseconds, instead of each rank's relaunch
+ * stalling its peers at its own moment.  The daemon is told the point on its
+ * own clock, through the least offset seen between a launch call and its
+ * first block's start (the clocks' offset plus the launch's least latency).
+ * The grid was on the daemon's clock before; two H200s' globaltimers were
+ * 160-670 us apart (their offsets to the host's clock, pccl-perf's "clock
+ * offset"), more than a relaunch, and their slices never ended together
+ * (results/perf-2gpu-h200/, run 3). */
 uint64_t pccl_slice_plan_locked(pcclComm_t c, uint64_t call_ns)
 {
     pccl_slice_acc *a = &c->slice_acc;
-    uint64_t s = (uint64_t)c->G.k.slice_ns, d = 0;
+    uint64_t s = (uint64_t)c->G.k.slice_ns, g = 0;
     a->call_ns = call_ns;
-    if (s && c->slice_align && a->off_known) {
-        uint64_t begin = call_ns + (uint64_t)a->off;
-        d = (begin / s + 1) * s;
-    }
-    a->deadline = c->G.deadline = d;
+    if (s && c->slice_align && a->off_known) g = (call_ns / s + 1) * s;
+    a->deadline = c->G.deadline = g ? g + (uint64_t)a->off : 0;
     if (!s) return UINT64_MAX;
-    return d ? d - (uint64_t)a->off : call_ns + s;
+    return g ? g : call_ns + s;
 }
 
 /* Host-clock figures of the relaunch that follows a cut launch. */
@@ -95,7 +95,13 @@ void pccl_slice_on_completion_locked(pcclComm_t c, uint64_t now)
 }
 
 /* PCCL_SLICE_LOG=FILE: each relaunch measured, one CSV line (us), to see
- * the spread behind pcclCommGetSliceStats's sums. */
+ * the spread behind pcclCommGetSliceStats's sums; then its moments (ns,
+ * columns *_at): the cut launch's first cut and last end, the relaunch's
+ * first start and first step on the daemon's clock, which every rank shares
+ * (the GPUs' globaltimer; the host's on the host backend), so that the
+ * ranks' relaunches can be lined up (scripts/slice-log --ranks); on the
+ * host's clock the end seen and the relaunch call; and the clock offset
+ * (ns, daemon - host, with the least launch latency). */
 pcclResult_t pccl_slice_log_open(pcclComm_t c)
 {
     const char *f = getenv("PCCL_SLICE_LOG");
@@ -106,7 +112,7 @@ pcclResult_t pccl_slice_log_open(pcclComm_t c)
     setvbuf(c->slice_acc.log, NULL, _IOLBF, 0);
     fprintf(c->slice_acc.log,
             "rank,launch,late,drain,block_idle,dead,start_spread,refill,pick,work,gap,launch_call,queued,owed,"
-            "host_cq1,launch_latency,plan0\n");
+            "host_cq1,launch_latency,plan0,cut_at,end_at,begin_at,first_at,seen_at,call_at,clock_offset\n");
     return pcclSuccess;
 }
 
@@ -123,11 +129,14 @@ static void log_line(pcclComm_t c, const launch_span *s, uint64_t dead)
     double pick = s->pick_min != UINT64_MAX ? (s->pick_min - s->begin_min) / 1e3 : -1;
     double work = s->work_min != UINT64_MAX ? (s->work_min - s->begin_min) / 1e3 : -1;
     double plan = s->plan_min != UINT64_MAX ? (s->plan_min - s->begin_min) / 1e3 : -1;
-    fprintf(a->log, "%d,%llu,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%llu,%llu,%.1f,%.1f,%.1f\n", c->rank,
+    fprintf(a->log, "%d,%llu,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%llu,%llu,%.1f,%.1f,%.1f,%llu,%llu,%llu,%llu,%llu,%llu,%lld\n", c->rank,
             (unsigned long long)c->launches, a->late_ns / 1e3, a->drain_ns / 1e3, a->block_idle_ns / 1e3, dead / 1e3,
             (s->begin_max - s->begin_min) / 1e3, first, pick, work, a->gap_ns / 1e3, a->launch_ns / 1e3,
             (unsigned long long)a->queued, (unsigned long long)a->owed, a->cq1_ns / 1e3,
-            ((int64_t)(s->begin_min - a->call_ns) - a->off) / 1e3, plan);
+            ((int64_t)(s->begin_min - a->call_ns) - a->off) / 1e3, plan, (unsigned long long)a->cut_at,
+            (unsigned long long)a->prev_end, (unsigned long long)s->begin_min,
+            (unsigned long long)(s->first_min != UINT64_MAX ? s->first_min : 0),
+            (unsigned long long)(a->call_ns - a->gap_ns), (unsigned long long)a->call_ns, (long long)a->off);
 }
 
 /* The poller saw launch number c->launches end (mu held). */
@@ -179,6 +188,7 @@ void pccl_slice_on_end_locked(pcclComm_t c)
     a->on_grid = a->deadline && s.cut_min >= a->deadline &&
                  a->deadline >= s.begin_min + (uint64_t)c->G.k.slice_ns / 2; /* taken (scheduler.h, pccl_begin) */
     a->drain_ns = s.end_max - s.cut_min;
+    a->cut_at = s.cut_min;
     a->block_idle_ns = s.idle_sum / (uint64_t)s.nblocks;
     a->gap_ns = a->launch_ns = 0;
 }

@@ -56,6 +56,17 @@ static int slow_us(int b)
     return e && sscanf(e, "%d:%d", &blk, &us) == 2 && blk == b && us > 0 ? us : 0;
 }
 
+__thread uint64_t pccl_host_skew_ns;
+
+/* PCCL_TEST_CLOCK_SKEW_US=R:US (host.h): US for rank r, else 0. */
+static uint64_t skew_ns(int r)
+{
+    const char *e = getenv("PCCL_TEST_CLOCK_SKEW_US");
+    int rank;
+    long us;
+    return e && sscanf(e, "%d:%ld", &rank, &us) == 2 && rank == r && us > 0 ? (uint64_t)us * 1000 : 0;
+}
+
 void pccl_host_slow(int us)
 {
     if (us > 0) usleep((useconds_t)us);
@@ -68,6 +79,7 @@ static void *block_main(void *p)
     pthread_setname_np(pthread_self(), "pccl-daemon"); /* named: tests count what is left */
     int slow_us_ = slow_us(a.b);
     pcclComm_t c = a.c;
+    pccl_host_skew_ns = skew_ns(c->rank);
     host_bk *h = c->bk;
     int32_t *tq = malloc(sizeof(int32_t) * (size_t)c->G.k.depth);
     if (tq) {

@@ -7,10 +7,14 @@
 #include "../internal.h"
 
 uint64_t pccl_now_ns(void);
+/* The daemon's clock: the host's, plus the test knob PCCL_TEST_CLOCK_SKEW_US=
+ * R:US for rank R's block threads (its daemon clock runs US ahead, as one
+ * GPU's globaltimer runs ahead of another's; backend.c sets it per thread). */
+extern __thread uint64_t pccl_host_skew_ns;
 #define PCCL_LEADER 1
 #define PCCL_MOVER 1
 #define PCCL_BARRIER() ((void)0)
-#define PCCL_NOW_NS() pccl_now_ns()
+#define PCCL_NOW_NS() (pccl_now_ns() + pccl_host_skew_ns)
 /* Emulated GPUs outnumber cores: let the peer we wait for run. */
 #define PCCL_POLL_PAUSE(i) sched_yield()
 #define PCCL_IDLE_PAUSE(i) sched_yield()

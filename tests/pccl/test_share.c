@@ -69,7 +69,7 @@ static void devsync_while_streaming(const char *name, long slice_us, long watch_
     pcclConfig_t cfg = pt_config(1, -1);
     cfg.sliceUs = slice_us;
     cfg.watchUs = watch_us;
-    cfg.sliceAlign = 0; /* the default; the grid is test_cut_midway's */
+    cfg.sliceAlign = 0; /* unaligned; the grid is test_cut_midway's and test_grid_host_clock's */
     if (pt_init(&c, 1, &cfg)) { pt_end(); return; }
     streamer s = {c, 0, 0, 0, 0, 0, calloc(COUNT, sizeof(float)), calloc(COUNT, sizeof(float))};
     PT_OK(pcclRegisterAllReduce(c, COUNT, pcclFloat, pcclSum, 0, &s.id));
@@ -265,8 +265,8 @@ static void test_cut_midway(void)
                  "rank %d: drain %llu ns, block idle %llu ns over %llu relaunches", r,
                  (unsigned long long)sl.drainNs, (unsigned long long)sl.blockIdleNs, n);
         PT_CHECK(sl.refillNs + sl.noStep > 0 || sl.startNs > 0 || sl.deadNs > 0, "rank %d: nothing measured", r);
-        /* PCCL_SLICE_ALIGN=1: the host backend's daemon clock is the host's,
-         * so the grid deadline is exact and the cuts land on it */
+        /* PCCL_SLICE_ALIGN=1: the host backend's daemon clock is the host's
+         * (no skew here), so the grid deadline is exact and the cuts land on it */
         PT_CHECK(sl.aligned > 0 && sl.aligned <= n, "rank %d: %llu of %llu relaunches after a cut on the grid", r,
                  (unsigned long long)sl.aligned, n);
         printf("\n    rank %d: %llu relaunches after a slice; per relaunch (us): late %.1f, drain %.1f, block idle "
@@ -345,6 +345,172 @@ static void test_cross_rank_watched(void)
 {
     cross_rank("random orders, 2 gpus, each rank's second thread synchronizing at random points, the watch alone", 0,
                WATCH_US);
+}
+
+/* The grid is the host's clock (slice.c): two ranks whose daemon clocks
+ * are 2 ms apart (PCCL_TEST_CLOCK_SKEW_US, as two H200s' globaltimers were
+ * 160-670 us apart) still end their slices together, on the host's grid.
+ * Both stream 4 Ki-float all-reduces for GRID_MS or more; each relaunch's cut
+ * (PCCL_SLICE_LOG's cut_at, less the rank's skew: the host's time) is placed
+ * on the grid of GRID_SLICE_US.  Only cuts on time count (late < GRID_LATE_US):
+ * on a loaded machine an emulated block waits for a core in ticks of the
+ * kernel's (4 ms here, as long as the slice), and its cut comes that much
+ * later, on a tick, whichever grid its launch had.  On the daemon's clock, as
+ * the grid was, rank 1's cuts sat 1.49-1.50 ms from them with a 1.5 ms skew
+ * (test failed), as far as the skew. */
+#define GRID_SKEW_US 2000 /* half the slice: the old grid's cuts as far from the host's as can be */
+#define GRID_SLICE_US 4000
+#define GRID_LATE_US 300
+#define GRID_MS 400       /* at least; until each rank has GRID_ON_TIME cuts on time, GRID_MAX_MS at most */
+#define GRID_MAX_MS 6000
+#define GRID_ON_TIME 5
+
+/* Rank 0 announces each invocation before it issues it (go: how many),
+ * and rank 1 issues those alone, so that neither waits for an invocation
+ * its peer never issues; rank 1 sleeps meanwhile (spinning, it took a core
+ * from the emulated GPUs, whose block threads then started in ticks of the
+ * kernel's, 4 ms, and every cut with them, grid or no grid). */
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    uint64_t go;
+} grid_turn;
+
+typedef struct {
+    pcclComm_t c;
+    int r, id, bad, *stop;
+    grid_turn *turn;
+    float send[4096], recv[4096];
+} grid_rank;
+
+static void grid_announce(grid_turn *t, uint64_t go)
+{
+    pthread_mutex_lock(&t->mu);
+    t->go = go;
+    pthread_cond_broadcast(&t->cv);
+    pthread_mutex_unlock(&t->mu);
+}
+
+static void *grid_stream(void *p)
+{
+    grid_rank *g = p;
+    for (int i = 0; i < 4096; i++) g->send[i] = 1.0f;
+    for (uint64_t i = 0;; i++) {
+        if (g->r == 0) {
+            if (__atomic_load_n(g->stop, __ATOMIC_ACQUIRE)) {
+                grid_announce(g->turn, UINT64_MAX); /* no more */
+                break;
+            }
+            grid_announce(g->turn, i + 1);
+        } else {
+            pthread_mutex_lock(&g->turn->mu);
+            while (g->turn->go <= i) pthread_cond_wait(&g->turn->cv, &g->turn->mu);
+            uint64_t n = g->turn->go;
+            pthread_mutex_unlock(&g->turn->mu);
+            if (n == UINT64_MAX) break;
+        }
+        if (pcclRun(g->c, g->id, g->send, g->recv, NULL, NULL) || pcclWait(g->c, g->id) || g->recv[7] != 2.0f) {
+            g->bad++;
+            if (g->r == 0) grid_announce(g->turn, UINT64_MAX);
+            break;
+        }
+    }
+    return NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Rank r's cuts on time, from the log: the median distance (us, host's
+ * clock) from a grid point; *n: how many. */
+static double grid_phase(const char *path, int r, int *n)
+{
+    static double d[2 * GRID_MAX_MS];
+    *n = 0;
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    char line[1024];
+    int cut_col = -1, late_col = -1;
+    while (fgets(line, sizeof line, f)) {
+        char *save = NULL, *tok = strtok_r(line, ",\n", &save);
+        if (!tok) continue;
+        if (!strcmp(tok, "rank")) {
+            for (int i = 1; (tok = strtok_r(NULL, ",\n", &save)); i++) {
+                if (!strcmp(tok, "cut_at")) cut_col = i;
+                if (!strcmp(tok, "late")) late_col = i;
+            }
+            continue;
+        }
+        if (atoi(tok) != r || cut_col < 0 || late_col < 0) continue;
+        double late = -1;
+        for (int i = 1; i <= cut_col && tok; i++) {
+            tok = strtok_r(NULL, ",\n", &save);
+            if (tok && i == late_col) late = atof(tok);
+        }
+        if (!tok || late < 0 || late >= GRID_LATE_US || *n >= 2 * GRID_MAX_MS) continue;
+        uint64_t host_ns = strtoull(tok, NULL, 10) - (r == 1 ? GRID_SKEW_US * 1000ull : 0);
+        double ph = (double)(host_ns % (GRID_SLICE_US * 1000ull)) / 1e3;
+        d[(*n)++] = ph < GRID_SLICE_US / 2 ? ph : GRID_SLICE_US - ph;
+    }
+    fclose(f);
+    if (cut_col < 0) return -1;
+    qsort(d, (size_t)*n, sizeof d[0], cmp_double);
+    return *n ? d[*n / 2] : -1;
+}
+
+static void test_grid_host_clock(void)
+{
+    pt_begin("the grid is the host's clock", 120);
+    char log[64], skew[32];
+    snprintf(log, sizeof log, "/tmp/pccl-grid-log-%d.csv", (int)getpid());
+    snprintf(skew, sizeof skew, "1:%d", GRID_SKEW_US);
+    unlink(log);
+    setenv("PCCL_SLICE_LOG", log, 1);
+    setenv("PCCL_TEST_CLOCK_SKEW_US", skew, 1); /* read at each launch: kept until the ranks are gone */
+    pcclComm_t c[2];
+    pcclConfig_t cfg = pt_config(1, -1);
+    cfg.sliceUs = GRID_SLICE_US;
+    cfg.sliceAlign = 1;
+    int failed = pt_init(c, 2, &cfg);
+    unsetenv("PCCL_SLICE_LOG");
+    if (failed) { unsetenv("PCCL_TEST_CLOCK_SKEW_US"); unlink(log); pt_end(); return; }
+    static grid_rank g[2];
+    int stop = 0;
+    static grid_turn turn = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+    turn.go = 0;
+    pthread_t t[2];
+    for (int r = 0; r < 2; r++) {
+        g[r].c = c[r], g[r].r = r, g[r].bad = 0, g[r].stop = &stop, g[r].turn = &turn;
+        PT_OK(pcclRegisterAllReduce(c[r], 4096, pcclFloat, pcclSum, 0, &g[r].id));
+    }
+    for (int r = 0; r < 2; r++) PT_CHECK(pthread_create(&t[r], NULL, grid_stream, &g[r]) == 0, "no thread");
+    int n[2] = {0, 0};
+    double ph[2];
+    for (int ms = 0; ms < GRID_MAX_MS && (ms < GRID_MS || n[0] < GRID_ON_TIME || n[1] < GRID_ON_TIME); ms += 100) {
+        usleep(100000);
+        for (int r = 0; r < 2; r++) ph[r] = grid_phase(log, r, &n[r]);
+        ck_watchdog_kick();
+    }
+    __atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+    for (int r = 0; r < 2; r++) pthread_join(t[r], NULL);
+    pt_destroy(c, 2);
+    unsetenv("PCCL_TEST_CLOCK_SKEW_US");
+    PT_CHECK(g[0].bad == 0 && g[1].bad == 0, "a collective failed or returned wrong data");
+    for (int r = 0; r < 2; r++) {
+        ph[r] = grid_phase(log, r, &n[r]);
+        PT_CHECK(n[r] >= GRID_ON_TIME, "PCCL_SLICE_LOG: rank %d: %d cuts on time in %d ms of %d ms slices", r, n[r],
+                 GRID_MAX_MS, GRID_SLICE_US / 1000);
+        if (n[r] >= GRID_ON_TIME)
+            PT_CHECK(ph[r] < GRID_SKEW_US / 2.0, "rank %d's cuts %.0f us from the host's grid points (median of %d), "
+                     "its daemon clock %d us ahead", r, ph[r], n[r], r ? GRID_SKEW_US : 0);
+    }
+    unlink(log);
+    printf("\n    cuts on time %d and %d, %.0f and %.0f us from the host's grid points (median); rank 1's clock %d us "
+           "ahead ", n[0], n[1], ph[0], ph[1], GRID_SKEW_US);
+    pt_end();
 }
 
 /* PCCL_SLICE_EARLY_US: a block with nothing to run ends its launch up to
@@ -764,6 +930,8 @@ int pt_register_share(void)
         !CU_add_test(s, "chaos, random orders, 50 us slices", test_chaos_slices) ||
         !CU_add_test(s, "random orders while each rank's second thread synchronizes, within the slice (no watch)",
                      test_cross_rank) ||
+        !CU_add_test(s, "the grid is the host's clock: ranks whose daemon clocks differ cut together",
+                     test_grid_host_clock) ||
         !CU_add_test(s, "PCCL_SLICE_EARLY_US: an idle block ends its launch early", test_early_cut) ||
         !CU_add_test(s, "block 0 alone decides a launch's end, the others follow (a cut at once, idleness at their own idle point)", test_block0_decides) ||
         !CU_add_test(s, "the others look at block 0's decision from the deadline on, paced", test_follow_pace) ||
