@@ -486,6 +486,12 @@ PCCL_FN void pccl_fill(const pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
     j->dtype = c->dtype;
     j->op = c->op;
     j->div = ((f & PCCL_POSTDIV) && c->op == 4) ? c->nranks : 0;
+    /* A copy onto itself (one rank's collective in place) moves nothing: on
+     * one H100 one rank's 128 MiB all-reduce in place took 131 us back to
+     * back, as out of place (nccl-tests: 0.4 us, NCCL moves nothing).  Not
+     * with a division (avg): x / 1 may differ from x in its bits (a
+     * signalling NaN comes out quiet). */
+    if (!j->a && !j->d1 && j->b == j->d0 && !j->div) j->n = 0;
     j->ll = (f & PCCL_LL) != 0;
     j->swap = (f & PCCL_SWAP) != 0;
     j->flag_in = pccl_ll_flag(S->act.recv_step);
