@@ -2,6 +2,7 @@
  * backend's default, checked against its range; and the ring-shaping subset
  * that every rank must agree on. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,13 +109,23 @@ static pcclResult_t knob(long cfg, int which, int host, long *out, int *dflt)
                                    : which == K_PROTO ? proto_names
                                    : which == K_ALGO  ? algo_names
                                                       : NULL;
+        int bytes = which == K_CHUNK || which == K_ARENA;
         if (!named(names, e, &v)) {
             v = strtol(e, &end, 0);
+            /* byte counts as pccl-perf's -b takes them: K, M, G (powers of 1024) */
+            const char *sfx = bytes && *end && !end[1] ? strchr("KkMmGg", *end) : NULL;
+            int shift = sfx ? 10 * (1 + (int)(sfx - "KkMmGg") / 2) : 0;
+            if (shift && !errno && v >= 0) {
+                if (v > (LONG_MAX >> shift)) errno = ERANGE;
+                else v <<= shift;
+                end++;
+            }
             if (errno || *end)
                 return pccl_err(NULL, pcclInvalidArgument, "environment %s='%s': not %s", d->env, e,
                                 which == K_PROTO  ? "auto, simple, ll or 0-2"
                                 : which == K_ALGO ? "auto, ring, direct or 0-2"
                                 : which == K_ORDER ? "fifo, priority or 0-1"
+                                : bytes            ? "a byte count (an integer, with K, M or G for powers of 1024)"
                                                    : "an integer");
         }
     }

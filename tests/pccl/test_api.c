@@ -437,6 +437,7 @@ static void env_case(const char *name, const char *value, pcclResult_t want)
     pcclComm_t c[2] = {NULL, NULL};
     pcclConfig_t cfg = pt_config(-1, -1);
     cfg.blocks = -1;
+    cfg.arenaBytes = PCCL_CONFIG_UNSET; /* the environment's, if any */
     pcclResult_t r = pcclCommInitAllConfig(c, 2, NULL, &cfg);
     PT_CHECK(r == want, "%s=%s: pcclCommInitAllConfig -> %s, expected %s (%s)", name, value, pcclGetErrorString(r),
              pcclGetErrorString(want), pcclGetLastError(NULL));
@@ -648,6 +649,17 @@ static void test_bad_env(void)
     env_case("PCCL_BLOCKS", "0", pcclInvalidArgument);
     env_case("PCCL_BLOCKS", "99999999999999999999", pcclInvalidArgument);
     env_case("PCCL_CHUNK_BYTES", "-4", pcclInvalidArgument);
+    /* byte counts take K, M, G (powers of 1024): 64M is the most a chunk may
+     * be, 65M one MiB too many, 64Q nothing */
+    env_case("PCCL_CHUNK_BYTES", "64M", pcclSuccess);
+    env_case("PCCL_CHUNK_BYTES", "65M", pcclInvalidArgument);
+    env_case("PCCL_CHUNK_BYTES", "64k", pcclSuccess);
+    env_case("PCCL_CHUNK_BYTES", "64Q", pcclInvalidArgument);
+    env_case("PCCL_CHUNK_BYTES", "64KB", pcclInvalidArgument);
+    env_case("PCCL_ARENA_BYTES", "64M", pcclSuccess);
+    env_case("PCCL_ARENA_BYTES", "2048G", pcclInvalidArgument); /* 2^41, above the 2^40 allowed */
+    env_case("PCCL_ARENA_BYTES", "99999999999999G", pcclInvalidArgument); /* would overflow */
+    env_case("PCCL_BLOCKS", "2K", pcclInvalidArgument); /* not a byte count */
     env_case("PCCL_ORDER", "bogus", pcclInvalidArgument);
     env_case("PCCL_ORDER", "priority", pcclSuccess);
     env_case("PCCL_PROTO", "bogus", pcclInvalidArgument);
