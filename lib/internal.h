@@ -93,6 +93,7 @@ struct pcclComm {
     int64_t slice_gap_ns;       /* PCCL_SLICE_GAP_US: the pause before a relaunch after a slice */
     int slice_align;            /* PCCL_SLICE_ALIGN (slice.c) */
     int slice_default;          /* PCCL_SLICE_US was not set: the watch may lengthen it */
+    int chunk_default;          /* PCCL_CHUNK_BYTES was not set: one rank's chunk may grow (register.c) */
     int watch;                  /* the watch's source (watch.c): 0 none, 1 CUPTI, 2 the host backend's calls */
     uint64_t watch_ns;          /* PCCL_WATCH_US: a call this long in progress asks for a cut */
     uint64_t watch_last;        /* the last cut asked for (0: none) */

@@ -183,6 +183,7 @@ pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host)
     k->dynamic = (int)v[K_DYNAMIC];
     k->slice_ns = v[K_SLICE_US] * 1000;
     c->slice_default = dflt[K_SLICE_US];
+    c->chunk_default = dflt[K_CHUNK];
     c->watch_ns = (uint64_t)v[K_WATCH_US] * 1000;
     k->slice_early_ns = v[K_SLICE_EARLY_US] * 1000;
     /* A block sends a step of each loop of its group before it receives the

@@ -19,6 +19,9 @@
 #ifndef PCCL_MIN_ILV_CHUNK
 #define PCCL_MIN_ILV_CHUNK (64u << 10)
 #endif
+/* One rank on a GPU, PCCL_CHUNK_BYTES not set: chunks of at least this many
+ * bytes (they fill no slot: one rank has no connector). */
+#define ONE_RANK_CHUNK (1u << 20)
 
 /* ---- balance: every block that takes part runs as many loops ---------------- */
 
@@ -116,6 +119,14 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
      * smaller steps cost a commit each.  The host backend's blocks count as
      * 512 threads. */
     uint64_t ce = (uint64_t)c->chunk_bytes / (uint64_t)es, blocks = (uint64_t)c->G.k.blocks;
+    /* One rank's chunk fills no slot: at least ONE_RANK_CHUNK, fewer steps
+     * per block.  On one H100 1 MiB took one rank's 128 MiB all-reduce from
+     * 131 to 121 us back to back, 145 to 131-135 round trip, 30 to 20.5 in
+     * place; 4 and 16 MiB chunks no better, 2 and 16 MiB collectives the
+     * same (results/one-rank-inplace-h100/, "Chunks").  A chunk the user set,
+     * or the host backend's, stays (the tests' small chunks cover many loops). */
+    if (c->nranks == 1 && c->chunk_default && c->be != &pccl_host_backend && ce < ONE_RANK_CHUNK / (uint64_t)es)
+        ce = ONE_RANK_CHUNK / (uint64_t)es;
     uint64_t th = c->G.k.threads > 1 ? (uint64_t)c->G.k.threads : 512;
     uint64_t bytes = (uint64_t)count * (uint64_t)es * (type == 1 || type == 2 ? (uint64_t)c->nranks : 1);
     d.proto = (uint8_t)pccl_pick_proto(c->proto, type, bytes, c->nranks);
@@ -166,7 +177,9 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
      * of 5 runs (results/stream-gpu/run9). */
     pthread_mutex_lock(&c->mu);
     pcclResult_t r = pcclSuccess;
-    size_t need = pccl_conn_stride(&d, c->G.k.slots) * (size_t)d.used;
+    /* One rank has no peer and reads and writes no connector: no arena (a
+     * 128 MiB collective took 64 MiB of it, 1 GiB filled at 16 of them). */
+    size_t need = c->nranks == 1 ? 0 : pccl_conn_stride(&d, c->G.k.slots) * (size_t)d.used;
     int i = c->ncolls;
     if (c->ncolls >= c->G.k.max_colls)
         r = pccl_err(c, pcclInvalidUsage, "%s: %d collectives registered already (PCCL_MAX_COLLS)", fn, c->ncolls);

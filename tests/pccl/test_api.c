@@ -328,12 +328,31 @@ static void test_limits(void)
 
     cfg = pt_config(1, -1);
     cfg.arenaBytes = 1 << 16;
-    if (pt_init(c, 1, &cfg)) { pt_end(); return; }
+    if (pt_init(c, 2, &cfg)) { pt_end(); return; }
     pcclResult_t e = pcclSuccess;
     int n = 0;
     while (n < 1000 && (e = pcclRegisterAllReduce(c[0], 1 << 20, pcclFloat32, pcclSum, 0, &x)) == pcclSuccess) n++;
     PT_CHECK(e == pcclInvalidUsage, "registering past a 64 KiB arena -> %s after %d", pcclGetErrorString(e), n);
     error_names(c[0], "arena");
+    pt_destroy(c, 2);
+
+    /* One rank has no connectors: it takes no arena, however many it registers
+     * (each 4 MiB collective took 4 x its chunk per block before) */
+    if (pt_init(c, 1, &cfg)) { pt_end(); return; }
+    n = 0;
+    while (n < 1000 && (e = pcclRegisterAllReduce(c[0], 1 << 20, pcclFloat32, pcclSum, 0, &x)) == pcclSuccess) n++;
+    PT_CHECK(n == 1000, "one rank, a 64 KiB arena: registration %d refused (%s)", n, pcclGetLastError(c[0]));
+    float *in = malloc(sizeof(float) << 20), *out = malloc(sizeof(float) << 20);
+    for (int i = 0; in && out && i < 1 << 20; i++) in[i] = (float)i, out[i] = -1;
+    if (n == 1000 && in && out) {
+        PT_OK(pcclRun(c[0], x, in, out, NULL, NULL));
+        PT_OK(pcclWait(c[0], x));
+        int bad = 0;
+        for (int i = 0; i < 1 << 20; i++) bad += out[i] != (float)i;
+        PT_CHECK(bad == 0, "one rank's all-reduce with no arena: %d wrong elements", bad);
+    }
+    free(in);
+    free(out);
     pt_destroy(c, 1);
     pt_end();
 }
