@@ -97,11 +97,11 @@ void pccl_slice_on_completion_locked(pcclComm_t c, uint64_t now)
 /* PCCL_SLICE_LOG=FILE: each relaunch measured, one CSV line (us), to see
  * the spread behind pcclCommGetSliceStats's sums; then its moments (ns,
  * columns *_at): the cut launch's first cut and last end, the relaunch's
- * first start and first step on the daemon's clock, which every rank shares
- * (the GPUs' globaltimer; the host's on the host backend), so that the
- * ranks' relaunches can be lined up (scripts/slice-log --ranks); on the
- * host's clock the end seen and the relaunch call; and the clock offset
- * (ns, daemon - host, with the least launch latency). */
+ * first start and first step on the daemon's clock; on the host's clock the
+ * end seen and the relaunch call; and the clock offset (ns, daemon - host,
+ * with the least launch latency), through which the ranks' relaunches are
+ * lined up on the host's clock (scripts/slice-log --ranks: each GPU's
+ * globaltimer is its own). */
 pcclResult_t pccl_slice_log_open(pcclComm_t c)
 {
     const char *f = getenv("PCCL_SLICE_LOG");

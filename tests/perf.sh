@@ -109,6 +109,16 @@ expect "--check-max: larger sizes N/A" 0 "Not checked +: 1 sizes" -- \
 # ---- timing modes ----------------------------------------------------------------------------
 expect "-z 1 (blocking, barrier per iteration)" 0 "outcome=OK" -- "$perf" -g 2 -b 64 -e 4K -f 8 -z 1 -n 3 -w 1 --coll all_reduce,all_gather
 # both timings: a row each, named; one check per library and placement, shown on both, counted once
+# scripts/slice-log --ranks: the ranks' windows (first cut to first step after), on the host's clock
+# (less each rank's clock_offset: rank 1's clock runs 1 ms ahead here), overlapping ones one stall
+printf 'rank,launch,late,cut_at,end_at,begin_at,first_at,clock_offset\n0,2,1.0,1000000,1020000,1060000,1080000,0\n1,2,1.0,2010000,2030000,2070000,2090000,1000000\n0,3,1.0,5000000,5020000,5050000,5070000,0\n' > "$tmp/sl.csv"
+expect "slice-log --ranks" 0 "3 relaunches of 2 ranks: 2 stalls, 1 of one rank \(median 70.0 us\), 1 of several \(median 90.0 us\)" -- scripts/slice-log --ranks "$tmp/sl.csv"
+cut -d, -f1-7 "$tmp/sl.csv" > "$tmp/sl0.csv"
+expect "slice-log --ranks, no clock_offset: the daemon's clocks as they are" 0 "3 relaunches of 2 ranks: 3 stalls" -- scripts/slice-log --ranks "$tmp/sl0.csv"
+cut -d, -f1-3 "$tmp/sl.csv" > "$tmp/sl1.csv"
+expect "slice-log --ranks, an older log" 2 "no cut_at column" -- scripts/slice-log --ranks "$tmp/sl1.csv"
+expect "slice-log: the spans summarized" 0 "late +1.0" -- scripts/slice-log "$tmp/sl.csv"
+check "slice-log: the moments and the offset not summarized" sh -c "! scripts/slice-log '$tmp/sl.csv' | grep -qE 'cut_at|clock_offset'"
 expect "--pccl-times: b2b only" 2 "--pccl-times $tmp/x.csv: pccl's back-to-back rows only" -- "$perf" --pccl-times "$tmp/x.csv" --timing rt
 expect "unwritable --pccl-times" 1 "--pccl-times $tmp/no/such/dir/x.csv: cannot write" -- "$perf" -g 2 -b 1K -e 1K -n 2 -w 0 --pccl-times "$tmp/no/such/dir/x.csv"
 if expect "--pccl-times" 0 "outcome=OK" -- "$perf" -g 2 -b 1K -e 4K -f 4 -n 20 -w 2 --coll all_reduce --pccl-times "$tmp/times.csv"; then
