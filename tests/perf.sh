@@ -113,6 +113,7 @@ expect "-z 1 (blocking, barrier per iteration)" 0 "outcome=OK" -- "$perf" -g 2 -
 # (less each rank's clock_offset: rank 1's clock runs 1 ms ahead here), overlapping ones one stall
 printf 'rank,launch,late,cut_at,end_at,begin_at,first_at,clock_offset\n0,2,1.0,1000000,1020000,1060000,1080000,0\n1,2,1.0,2010000,2030000,2070000,2090000,1000000\n0,3,1.0,5000000,5020000,5050000,5070000,0\n' > "$tmp/sl.csv"
 expect "slice-log --ranks" 0 "3 relaunches of 2 ranks: 2 stalls, 1 of one rank \(median 70.0 us\), 1 of several \(median 90.0 us\)" -- scripts/slice-log --ranks "$tmp/sl.csv"
+check "slice-log --windows: the two stalls, on the host's clock" test "$(scripts/slice-log --windows "$tmp/sl.csv" | tr '\n' ' ')" = "start_ns,end_ns,ranks 1000000,1090000,2 5000000,5070000,1 "
 cut -d, -f1-7 "$tmp/sl.csv" > "$tmp/sl0.csv"
 expect "slice-log --ranks, no clock_offset: the daemon's clocks as they are" 0 "3 relaunches of 2 ranks: 3 stalls" -- scripts/slice-log --ranks "$tmp/sl0.csv"
 cut -d, -f1-3 "$tmp/sl.csv" > "$tmp/sl1.csv"

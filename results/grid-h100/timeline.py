@@ -8,13 +8,12 @@ Each timed run (per rank, bytes and placement, the runs with the most
 completions: the warm-ups are shorter) is taken on rank 0's completions.  An
 interval between two completions loses what it takes beyond the steady
 interval: the mean interval of the same row in OFF_TIMES.csv (the same run
-with the slice off), else the run's own median interval.  The relaunches are lined
-up as scripts/slice-log --ranks does (a window from a rank's first cut to
-the first step after its relaunch; overlapping windows of any rank merged),
-on the host's clock (the daemon's moments less the rank's clock offset), and
-each interval's loss is put where the interval ends: in a window, within
+with the slice off), else the run's own median interval.  The stalls are
+scripts/slice-log --windows's (a window from a rank's first cut to the first
+step after its relaunch, overlapping windows of any rank merged, on the host's
+clock), and each interval's loss is put where the interval ends: in a window, within
 200 us before one, within 200 us after, 200 us to 1 ms after, or elsewhere."""
-import csv, sys, statistics as st
+import csv, os, subprocess, sys, statistics as st
 from collections import defaultdict
 
 
@@ -30,29 +29,15 @@ def load_times(path):
 
 
 def load_windows(path):
-    ev = []
-    with open(path) as f:
-        cols = None
-        for row in csv.reader(f):
-            if row and row[0] == 'rank':
-                cols = {n: i for i, n in enumerate(row)}
-                continue
-            if not row or cols is None or 'clock_offset' not in cols:
-                continue
-            off = int(row[cols['clock_offset']])
-            cut = int(row[cols['cut_at']]) - off
-            first = int(row[cols['first_at']]) or int(row[cols['begin_at']])
-            ev.append((cut, first - off))
-    if not ev:
-        sys.exit(f"timeline: {path}: no relaunch with the clock_offset column")
-    ev.sort()
-    merged = []
-    for lo, hi in ev:
-        if merged and lo <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], hi)
-        else:
-            merged.append([lo, hi])
-    return merged
+    """The stalls, as scripts/slice-log --windows lines them up (host's clock)."""
+    tool = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'scripts', 'slice-log')
+    out = subprocess.run([tool, '--windows', path], capture_output=True, text=True)
+    if out.returncode:
+        sys.exit(f"timeline: {out.stderr.strip() or 'slice-log --windows failed'}")
+    rows = list(csv.DictReader(out.stdout.splitlines()))
+    if not rows:
+        sys.exit(f"timeline: {path}: no relaunch")
+    return sorted([int(r['start_ns']), int(r['end_ns'])] for r in rows)
 
 
 def main():
