@@ -435,7 +435,7 @@ typedef struct {
     uint64_t *quit;          /* the launch (its epoch) whose block 0 decided to end it: the others follow */
     pccl_blk_saved *saved;   /* [blocks]                            */
     uint64_t *dsq;           /* [blocks][depth] block 0 -> the others' SQs */
-    uint64_t *dsq_tail;      /* [blocks] entries block 0 wrote into each */
+    uint64_t *dsq_tail;      /* [blocks][2] entries block 0 wrote into each, and the next one's slot */
     pccl_args *dargs;        /* [max_colls] the buffers, for the others */
     uint64_t *claims;        /* [max_colls] groups claimed, ever (claimer rank) */
     uint64_t *gate;          /* [max_colls][PCCL_GATE_SLOTS] written by streams: invocation n may start once its slot >= n */
@@ -474,7 +474,7 @@ PCCL_FN size_t pccl_carve_device(pccl_gpu *G, char *base)
     size_t o_ctx = PCCL_NEXT(0, mc * sizeof(pccl_coll)), o_done = PCCL_NEXT(o_ctx, mc * nb * sizeof(pccl_ctx)),
            o_tick = PCCL_NEXT(o_done, mc * sizeof(uint64_t)), o_saved = PCCL_NEXT(o_tick, 3 * PCCL_FLAG_PAD),
            o_stq = PCCL_NEXT(o_saved, nb * sizeof(pccl_blk_saved)), o_dsq = PCCL_NEXT(o_stq, nb * d * sizeof(int32_t)),
-           o_dtail = PCCL_NEXT(o_dsq, nb * d * sizeof(uint64_t)), o_dargs = PCCL_NEXT(o_dtail, nb * sizeof(uint64_t)),
+           o_dtail = PCCL_NEXT(o_dsq, nb * d * sizeof(uint64_t)), o_dargs = PCCL_NEXT(o_dtail, nb * 2 * sizeof(uint64_t)),
            o_claims = PCCL_NEXT(o_dargs, mc * sizeof(pccl_args)), o_gate = PCCL_NEXT(o_claims, mc * sizeof(uint64_t)),
            o_fin = PCCL_NEXT(o_gate, mc * PCCL_GATE_SLOTS * sizeof(uint64_t)), total = PCCL_NEXT(o_fin, mc * sizeof(uint64_t));
 #undef PCCL_NEXT

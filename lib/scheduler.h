@@ -10,6 +10,9 @@
  *   PCCL_POLL_PAUSE(i)  what to do between two polls of a flag
  *   PCCL_IDLE_PAUSE(i)  what to do after the i-th pass in a row with no work
  *   PCCL_SM_ID()        the multiprocessor the block runs on, or -1
+ *   PCCL_CTRL           true in the threads that schedule (the leader among them)
+ *   PCCL_CTRL_LANE, PCCL_CTRL_LANES  a scheduling thread's index, and their count
+ *   PCCL_CTRL_SYNC()    the scheduling threads meet
  * The leader runs the scheduler (fetch, order, stickiness, preemption, context,
  * CQ); the movers only move data, reading the leader's decisions from the
  * shared state after a barrier.  On the GPU they are different warps, so the
@@ -48,6 +51,10 @@ enum { PCCL_CMD_RUN, PCCL_CMD_QUIT };
 #define PCCL_SQ_BATCH 1 /* 4: back to back a little faster, the round trip 1-4 us slower (one H100) */
 #endif
 #define PCCL_DONE_MAX 16
+/* Hand-ons block 0 keeps for its scheduling threads to write together
+ * (more in a pass, as priorities fetch: the leader writes them alone) */
+#define PCCL_HAND_MAX 4
+#define PCCL_HAND_ALONE 4 /* entries the leader writes alone */
 /* What the block does after a decision point: the job is ready (EXEC), the
  * collective completed or was preempted (STOP), the pass is over (END), the
  * leader must post the step and decide after the data is complete (LATE). */
@@ -88,6 +95,16 @@ typedef struct {
     int32_t done_id[PCCL_DONE_MAX];
     uint64_t done_inv[PCCL_DONE_MAX];
     uint64_t sqw[PCCL_SQ_BATCH][3]; /* block 0: the records one look at the SQ found */
+    /* Block 0: the others' device SQ tails and next slots (G->dsq_tail),
+     * here for the launch (pccl_begin, pccl_end).  In global memory, a
+     * hand-on read and wrote one tail after another, each read behind the
+     * last entry's store, and divided by the depth for its slot. */
+    uint64_t dtail[PCCL_MAX_BLOCKS];
+    uint32_t dslot[PCCL_MAX_BLOCKS];
+    /* Block 0: the hand-ons a pass's looks at the SQ found, which the
+     * scheduling threads then write together (pccl_hand_on_lanes) */
+    int32_t nhand;
+    struct { uint32_t raw, first, used; } hand[PCCL_HAND_MAX];
 } pccl_blk;
 
 PCCL_FN uint64_t pccl_rand(uint64_t *s)
@@ -122,10 +139,36 @@ PCCL_FN void pccl_enqueue(pccl_blk *S, const pccl_gpu *G, int32_t task)
     S->tq[i] = task;
 }
 
+/* The entries of the hand-ons pccl_fetch_host listed, in their order, each
+ * scheduling thread writing those of its blocks, o % lanes == lane (the
+ * tails are the thread's alone), after the block's barrier, with a release
+ * fence of its own before them (the leader's stores of the buffers are
+ * ordered before it by the barrier).  The leader alone: lane 0 of 1.
+ * One thread took 5.3 us to hand a collective on to 63 blocks on one H100,
+ * each block's tail read from shared memory behind the store before it;
+ * the warp, 0.2 us (results/handon-h100/). */
+PCCL_FN void pccl_hand_on_lanes(pccl_blk *S, const pccl_gpu *G, int lane, int lanes)
+{
+    const uint32_t depth = (uint32_t)G->k.depth;
+    for (int h = 0; h < S->nhand; h++) {
+        uint32_t raw = S->hand[h].raw, first = S->hand[h].first, end = first + S->hand[h].used;
+        uint32_t o = first ? first : 1, n = (uint32_t)lanes;
+        o += ((uint32_t)lane + n - o % n) % n; /* the first of mine */
+        if (o < end) pccl_fence_rel_gpu();
+        for (; o < end; o += (uint32_t)lanes) {
+            uint64_t e = S->dtail[o]++;
+            uint32_t slot = S->dslot[o];
+            S->dslot[o] = slot + 1 == depth ? 0 : slot + 1;
+            pccl_st_post_gpu(&G->dsq[(size_t)o * depth + slot],
+                             ((e + 1) & 0xffffffffull) << 32 | (uint32_t)PCCL_TASK(raw, o - first));
+        }
+    }
+}
+
 /* Block 0 hands an invocation on to the other blocks that take part (first
  * .. first+used-1, core.h pccl_first_block, as lanes 0 .. used-1): the
- * buffers, then (one fence) an entry in each one's SQ in device memory,
- * naming the lane.  Placed collectives (PCCL_SPREAD=2) run where they do
+ * buffers here, then an entry in each one's SQ in device memory, naming the
+ * lane (pccl_hand_on_lanes).  Placed collectives (PCCL_SPREAD=2) run where they do
  * not wait for one another:
  * - On one block, an invocation stays on block 0 while block 0 is free: its
  *   task queue empty and its last look at the SQ found nothing, as when
@@ -145,7 +188,7 @@ PCCL_FN void pccl_enqueue(pccl_blk *S, const pccl_gpu *G, int32_t task)
  *   took 14-177 us where they took 15-29 on blocks 0 .. used-1
  *   (results/hostpath/place.md).
  * Returns whether block 0 takes part itself (as lane 0). */
-PCCL_FN int pccl_hand_on(const pccl_blk *S, const pccl_gpu *G, uint32_t raw, pccl_args a, uint64_t t)
+PCCL_FN int pccl_hand_on(pccl_blk *S, const pccl_gpu *G, uint32_t raw, pccl_args a, uint64_t t)
 {
     int32_t id = (int32_t)(raw & PCCL_SQ_ID_MASK);
     const pccl_coll *c = &G->colls[id];
@@ -155,11 +198,21 @@ PCCL_FN int pccl_hand_on(const pccl_blk *S, const pccl_gpu *G, uint32_t raw, pcc
         first = 1 + (uint32_t)(t % (uint64_t)(G->k.blocks - 1));
     if (first == 0 && used < 2) return 1;
     G->dargs[id] = a;
-    pccl_fence_rel_gpu();
-    for (uint32_t o = first ? first : 1; o < first + used; o++) {
-        uint64_t e = G->dsq_tail[o]++;
-        pccl_st_post_gpu(&G->dsq[(size_t)o * G->k.depth + e % G->k.depth],
-                         ((e + 1) & 0xffffffffull) << 32 | (uint32_t)PCCL_TASK(raw, o - first));
+    /* A full list, or a hand-on of a few entries with none before it: the
+     * leader writes them alone, in their order (the warp's turn costs a
+     * block-wide barrier: 0.2-0.4 us more per small collective back to
+     * back). */
+    if (S->nhand == PCCL_HAND_MAX) {
+        pccl_hand_on_lanes(S, G, 0, 1);
+        S->nhand = 0;
+    }
+    int h = S->nhand++;
+    S->hand[h].raw = raw;
+    S->hand[h].first = first;
+    S->hand[h].used = used;
+    if (h == 0 && used <= PCCL_HAND_ALONE) {
+        pccl_hand_on_lanes(S, G, 0, 1);
+        S->nhand = 0;
     }
     return first == 0;
 }
@@ -328,6 +381,11 @@ PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
     if (s && S->deadline < now + s / 2) S->deadline = now + s / 2;
     S->st.t_cut = S->st.t_pick = S->st.t_first = S->st.t_end = S->st.t_work = S->st.t_plan = 0;
     S->sq_head = G->saved[b].sq_head;
+    if (b == 0)
+        for (int o = 1; o < G->k.blocks; o++) {
+            S->dtail[o] = G->dsq_tail[2 * o];
+            S->dslot[o] = (uint32_t)G->dsq_tail[2 * o + 1];
+        }
     S->tq_len = (int32_t)G->saved[b].tq_len;
     for (int i = 0; i < S->tq_len; i++) S->tq[i] = G->saved_tq[(size_t)b * G->k.depth + i];
     S->t_progress = S->t_begin = now;
@@ -355,6 +413,7 @@ PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
 /* Start of a pass: fetch, then decide whether to run or quit. */
 PCCL_FN void pccl_plan(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
 {
+    S->nhand = 0; /* the last pass's were written (pccl_hand_on_lanes) */
     /* The abort flag is in pinned memory: a read costs a PCIe round trip.
      * A block reads it in every pass that follows one without progress
      * while it has work (waiting for peers); an idle one in every 64th pass
@@ -660,6 +719,11 @@ PCCL_FN void pccl_end(pccl_blk *S, const pccl_gpu *G, int b)
 {
     pccl_flush_done(S, G); /* none left by a pass; kept in case a quit ever comes mid-pass */
     G->saved[b].sq_head = S->sq_head;
+    if (b == 0)
+        for (int o = 1; o < G->k.blocks; o++) {
+            G->dsq_tail[2 * o] = S->dtail[o];
+            G->dsq_tail[2 * o + 1] = S->dslot[o];
+        }
     G->saved[b].tq_len = (uint32_t)S->tq_len;
     G->saved[b].pos = S->cut ? (uint32_t)S->pos : 0;
     G->saved[b].waited = S->cut ? S->waited : 0;
@@ -748,18 +812,23 @@ PCCL_FN int pccl_settle(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *next)
         for (;;) {                                                                 \
             /* An idle block's leader polls alone: a pass with nothing      \
              * queued runs nothing, so the others need not meet it at a      \
-             * barrier each time (on the GPU a block-wide barrier per poll). */ \
+             * barrier each time (on the GPU a block-wide barrier per poll). \
+             * A hand-on to write (block 0) ends the poll too.               */ \
             while (PCCL_LEADER) {                                                  \
                 uint64_t t_ = PCCL_NOW_NS();                                       \
                 pccl_plan(S, G, b, t_);                                            \
                 if (PCCL_PROF(G) && (S)->got) (S)->st.ns_sq += PCCL_NOW_NS() - t_; \
-                if ((S)->tq_len != 0 || (S)->cmd != PCCL_CMD_RUN) {                \
+                if ((S)->tq_len != 0 || (S)->cmd != PCCL_CMD_RUN || (S)->nhand) {  \
                     (S)->idle = 0;                                                 \
                     break;                                                         \
                 }                                                                  \
                 PCCL_IDLE_PAUSE((S)->idle++);                                      \
             }                                                                      \
             PCCL_BARRIER();                                                        \
+            if ((S)->nhand && PCCL_CTRL) { /* the leader's next plan follows a barrier */ \
+                pccl_hand_on_lanes(S, G, PCCL_CTRL_LANE, PCCL_CTRL_LANES);         \
+                PCCL_CTRL_SYNC(); /* the tails written before pccl_end reads them */ \
+            }                                                                      \
             if ((S)->cmd == PCCL_CMD_QUIT) break;                                  \
             for (;;) {                                                             \
                 if (PCCL_LEADER)                                                   \

@@ -33,6 +33,12 @@ __host__ __device__ __forceinline__ unsigned pccl_smid(void)
 #define PCCL_LEADER (threadIdx.x == 0)
 #define PCCL_MOVER (threadIdx.x >= PCCL_CTRL_THREADS)
 #define PCCL_BARRIER() __syncthreads()
+/* The first warp schedules: its thread 0 decides, and all of it hands
+ * invocations on (scheduler.h, pccl_hand_on_lanes). */
+#define PCCL_CTRL (threadIdx.x < PCCL_CTRL_THREADS)
+#define PCCL_CTRL_LANE ((int)threadIdx.x)
+#define PCCL_CTRL_LANES PCCL_CTRL_THREADS
+#define PCCL_CTRL_SYNC() __syncwarp()
 #define PCCL_NOW_NS() pccl_globaltimer()
 #define PCCL_POLL_PAUSE(i) ((void)0)
 /* An idle block (nothing queued, nothing new) looks again after a pause:

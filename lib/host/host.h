@@ -14,6 +14,10 @@ extern __thread uint64_t pccl_host_skew_ns;
 #define PCCL_LEADER 1
 #define PCCL_MOVER 1
 #define PCCL_BARRIER() ((void)0)
+#define PCCL_CTRL 1
+#define PCCL_CTRL_LANE 0
+#define PCCL_CTRL_LANES 1
+#define PCCL_CTRL_SYNC() ((void)0)
 #define PCCL_NOW_NS() (pccl_now_ns() + pccl_host_skew_ns)
 /* Emulated GPUs outnumber cores: let the peer we wait for run. */
 #define PCCL_POLL_PAUSE(i) sched_yield()

@@ -660,6 +660,43 @@ static void test_dynamic_groups(void)
     unsetenv("PCCL_TEST_SLOW_BLOCK");
 }
 
+/* Block 0 hands each collective of several blocks on through their queues
+ * in device memory (scheduler.h, pccl_hand_on): a hand-on of up to
+ * PCCL_HAND_ALONE blocks at once, larger ones after the look at the SQ, by
+ * the scheduling threads together (pccl_hand_on_lanes), and the leader
+ * alone once PCCL_HAND_MAX wait (with priorities block 0 takes every record
+ * there in one pass).  The tails go with the launch (pccl_end, pccl_begin).
+ * 16 collectives on 12 blocks, those of 12 blocks and those of 2 in turn,
+ * distinct priorities, queue depth 16, 2 ms slices, 3 ranks, odd ranks in
+ * the opposite order, 8 rounds: every output exact, every block used. */
+static void test_hand_ons(void)
+{
+    pcclComm_t c[3];
+    pcclConfig_t cfg = pt_config(12, 256);
+    cfg.order = 1;
+    cfg.queueDepth = 16;
+    cfg.sliceUs = 2000;
+    if (pt_init(c, 3, &cfg)) return;
+    pt_case k[16];
+    for (int i = 0; i < 16; i++) {
+        /* 256-byte chunks of int32: 3 x 12 x 64 elements take every block, 2 x 64 two of them */
+        size_t count = i % 2 ? 128 : (size_t)3 * 12 * 64 * 2;
+        pcclCollType_t t = i % 4 < 2 ? pcclCollAllReduce : i % 4 == 2 ? pcclCollAllGather : pcclCollBroadcast;
+        pt_case one = {{t, pcclInt32, pcclSum, i % 3, count, 3}, (i * 7) % 16, i % 5 == 0, 0};
+        k[i] = one;
+    }
+    pt_run_cases(c, 3, k, 16, 41, 8, 1);
+    for (int r = 0; r < 3; r++) {
+        PT_OK(pcclDeviceSynchronize(c[r]));
+        for (int b = 0; b < 12; b++) {
+            pcclStats_t st;
+            PT_OK(pcclCommGetBlockStats(c[r], b, &st));
+            PT_CHECK(st.primitives > 0, "rank %d block %d ran no primitive", r, b);
+        }
+    }
+    pt_destroy(c, 3);
+}
+
 /* No communicator is alive while the environment changes. */
 static void test_bad_env(void)
 {
@@ -793,6 +830,7 @@ int pt_register_api(void)
         !CU_add_test(s, "loops balanced over blocks", test_balanced_loops) ||
         !CU_add_test(s, "groups of loops balanced over blocks", test_balanced_groups) ||
         !CU_add_test(s, "dynamic groups: a slow ring runs fewer", test_dynamic_groups) ||
+        !CU_add_test(s, "hand-ons to many blocks, batched, with priorities and slices", test_hand_ons) ||
         !CU_add_test(s, "calls after destroy/abort", test_after_destroy))
         return -1;
     return 0;
