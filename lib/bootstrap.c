@@ -30,6 +30,7 @@ typedef struct {
     int64_t shape[PCCL_SHAPE_N];
     uint64_t beat;   /* bumped by the rank's poller (and while it waits here) */
     uint64_t failed; /* the ranks this rank found dead or stalled (bit r: rank r) */
+    uint64_t done;   /* a clean leave: the invocations the rank submitted, every one completed */
 } boot_rec;
 
 struct pccl_boot {
@@ -128,6 +129,10 @@ uint64_t pccl_boot_peer_beat(const pccl_boot *b, int rank)
     return __atomic_load_n(&b->recs[rank].beat, __ATOMIC_RELAXED);
 }
 int pccl_boot_left(const pccl_boot *b, int rank) { return __atomic_load_n(&b->recs[rank].left, __ATOMIC_ACQUIRE) != 0; }
+uint64_t pccl_boot_done(const pccl_boot *b, int rank)
+{
+    return pccl_boot_left(b, rank) ? __atomic_load_n(&b->recs[rank].done, __ATOMIC_RELAXED) : 0;
+}
 uint64_t pccl_boot_failed(const pccl_boot *b, int rank)
 {
     return __atomic_load_n(&b->recs[rank].failed, __ATOMIC_ACQUIRE);
@@ -216,7 +221,7 @@ pcclResult_t pccl_boot_join(const pcclUniqueId *id, int nranks, int rank, int de
      * new file and times out on its own): the name can go. */
     unlink(b->path);
     if (r) {
-        pccl_boot_leave(b, 0);
+        pccl_boot_leave(b, 0, 0);
         return r;
     }
     *out = b;
@@ -254,10 +259,13 @@ const int64_t *pccl_boot_shape(const pccl_boot *b, int rank) { return b->recs[ra
 /* Leaves; with wait, first waits (bounded) until every rank is leaving or
  * gone (exited, or stalled for PCCL_PEER_TIMEOUT_MS), so no arena is freed
  * while a live peer may still write into it.  Closing the file drops the
- * lock: from then on the peers see this rank as gone. */
-void pccl_boot_leave(pccl_boot *b, int wait)
+ * lock: from then on the peers see this rank as gone.  done: a clean leave's
+ * count of invocations, all completed (health.c: the peers' invocations up
+ * to that count need this rank no more); 0 otherwise. */
+void pccl_boot_leave(pccl_boot *b, int wait, uint64_t done)
 {
     if (!b) return;
+    __atomic_store_n(&b->recs[b->rank].done, done, __ATOMIC_RELAXED);
     __atomic_store_n(&b->recs[b->rank].left, 1, __ATOMIC_RELEASE);
     for (uint64_t t0 = pccl_now_ns(); wait;) {
         int missing = 0, stalled;

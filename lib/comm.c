@@ -44,7 +44,8 @@ static void comm_free(pcclComm_t c)
      * failed: then they are gone, stopped, or failing too, and the arenas'
      * names go (a killed peer cannot remove its own). */
     if (c->failed) pccl_forget_arenas(c);
-    if (c->boot) pccl_boot_leave(c->boot, !c->failed);
+    /* every invocation completed by now, unless the communicator failed or was aborted */
+    if (c->boot) pccl_boot_leave(c->boot, !c->failed, c->failed || c->aborted ? 0 : c->submitted);
     if (c->mapped_next) c->be->unimport_arena(c, c->mapped_next);
     if (c->mapped_prev && c->mapped_prev != c->mapped_next) c->be->unimport_arena(c, c->mapped_prev);
     pccl_trace_close(c);
@@ -239,7 +240,7 @@ static pcclResult_t init_multiprocess(pcclComm_t *comm, int nranks, int rank, in
 {
     pcclComm_t c = NULL;
     pcclResult_t r = comm_create(&c, rank, nranks, dev, cfg);
-    if (r) { pccl_boot_leave(boot, 0); return r; }
+    if (r) { pccl_boot_leave(boot, 0, 0); return r; }
     c->boot = boot;
     c->multiprocess = 1;
     pccl_boot_set_stall(boot, c->peer_timeout_ns);
@@ -319,7 +320,7 @@ pcclResult_t pccl_init_rank(pcclComm_t *comm, int nranks, pcclUniqueId id, int r
         if (!mr) (*comm)->id = id;
         return mr;
     }
-    pccl_boot_leave(boot, 0);
+    pccl_boot_leave(boot, 0, 0);
     pthread_mutex_lock(&groups_mu);
     pccl_group *g = groups;
     while (g && memcmp(g->key, id.internal, sizeof g->key)) g = g->next;

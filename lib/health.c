@@ -109,11 +109,21 @@ void pccl_health_check(pcclComm_t c, uint64_t now)
     if (c->failed || !c->boot || now - c->health_ns < HEALTH_NS) return;
     c->health_ns = now;
     pccl_boot *b = c->boot;
-    uint64_t mask = 0, me = 1ull << c->rank;
+    uint64_t mask = 0, me = 1ull << c->rank, done = 0;
     char why[256] = "";
+    /* Peers that left cleanly after completing as many invocations as this
+     * rank submitted: they took their part in all of them (every rank
+     * submits the same), which need them no more, so their leaving is no
+     * failure here, nor another rank's verdict on it (that rank may have
+     * submitted more).  A peer that finished first and left while this one
+     * still waited for a third (its destroy waits for the others only until
+     * they stall for PCCL_PEER_TIMEOUT_MS) failed this one before.  One
+     * invocation more, and its leaving is a failure. */
+    for (int r = 0; r < c->nranks; r++)
+        if (r != c->rank && pccl_boot_left(b, r) && pccl_boot_done(b, r) >= c->submitted) done |= 1ull << r;
     for (int r = 0; r < c->nranks; r++) {
         if (r == c->rank) continue;
-        uint64_t theirs = pccl_boot_failed(b, r) & ~me, bit = 1ull << r;
+        uint64_t theirs = pccl_boot_failed(b, r) & ~me & ~done, bit = 1ull << r;
         if (theirs && !(theirs & ~mask)) continue;
         if (theirs) { /* a peer failed: its verdict is ours */
             mask |= theirs;
@@ -123,6 +133,7 @@ void pccl_health_check(pcclComm_t c, uint64_t now)
                     snprintf(list + strlen(list), sizeof list - strlen(list), "%srank %d", *list ? ", " : "", f);
             append(why, sizeof why, "rank %d found failed (dead or stalled): %s", r, list);
         } else if (!pccl_boot_alive(b, r)) {
+            if (done & bit) continue;
             mask |= bit;
             append(why, sizeof why, "rank %d (pid %d) %s", r, pccl_boot_pid(b, r),
                    pccl_boot_left(b, r) ? "left the communicator" : "exited");

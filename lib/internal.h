@@ -221,7 +221,7 @@ int pccl_boot_dev(const pccl_boot *b, int rank);
 pcclResult_t pccl_boot_publish(pccl_boot *b, const void *handle64, const int64_t *shape);
 const void *pccl_boot_handle(const pccl_boot *b, int rank);
 const int64_t *pccl_boot_shape(const pccl_boot *b, int rank);
-void pccl_boot_leave(pccl_boot *b, int wait);
+void pccl_boot_leave(pccl_boot *b, int wait, uint64_t done);
 /* Every rank mapped its neighbours' arenas (a barrier). */
 pcclResult_t pccl_boot_mapped(pccl_boot *b);
 const char *pccl_boot_path(const pccl_boot *b);
@@ -229,6 +229,7 @@ const char *pccl_boot_path(const pccl_boot *b);
  * while it holds its lock; the heartbeat; the failed ranks it published. */
 int pccl_boot_alive(const pccl_boot *b, int rank);
 int pccl_boot_left(const pccl_boot *b, int rank);
+uint64_t pccl_boot_done(const pccl_boot *b, int rank); /* a clean leave's invocations; else 0 */
 void pccl_boot_beat(pccl_boot *b);
 uint64_t pccl_boot_peer_beat(const pccl_boot *b, int rank);
 char pccl_boot_peer_thread(const pccl_boot *b, int rank, uint64_t *cpu_ns);

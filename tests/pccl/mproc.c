@@ -221,6 +221,40 @@ static int workload(child *ch, pcclComm_t c, int n, int rank, int faulty)
     return fail;
 }
 
+/* mp_leave_case's run, one rank: 0 when it is to destroy, 2 to abort (rank
+ * 0, after the all-reduce that fails), 1 if a call failed that should not
+ * have. */
+#define LEAVE_LATE_MS 3000
+static int leave_early(child *ch, pcclComm_t c)
+{
+    const int rank = ch->o->rank;
+    const ck_coll bc = {pcclCollBroadcast, pcclInt32, pcclSum, 1, 256, 3};
+    const ck_coll ar = {pcclCollAllReduce, pcclInt32, pcclSum, 0, 256, 3};
+    int32_t send[256], recv[256], got[256];
+    int idb, ida, fail = note(ch, reg(c, &bc, &idb), c, "register broadcast");
+    if (!fail) fail = note(ch, reg(c, &ar, &ida), c, "register all-reduce");
+    if (fail) return 1;
+    ck_prepare(&bc, rank, 5, 0, send, recv);
+    if (rank == 2) ck_sleep_ms(LEAVE_LATE_MS); /* computing, alive: rank 1 leaves meanwhile */
+    if (rank == 1) setenv("PCCL_BOOT_TIMEOUT", "1", 1); /* its destroy waits 1 s for the others */
+    fail = note(ch, pcclRun(c, idb, send, recv, NULL, NULL), c, "pcclRun broadcast");
+    if (!fail) fail = note(ch, pcclWait(c, idb), c, "pcclWait broadcast");
+    if (fail) return 1;
+    char msg[256];
+    memcpy(got, recv, sizeof got);
+    if (ck_verify(&bc, rank, 5, 0, got, msg, sizeof msg)) wrong(ch, "rank %d broadcast: %s", rank, msg);
+    if (rank != 0) return 0; /* rank 2 destroys too: a clean leave, waiting for rank 0 */
+    /* One invocation past rank 1's: its leaving is a failure now. */
+    ck_prepare(&ar, rank, 6, 0, send, recv);
+    double t0 = ck_now();
+    pcclResult_t r = pcclRun(c, ida, send, recv, NULL, NULL);
+    if (!r) r = pcclWait(c, ida);
+    if (r != pcclRemoteError || !strstr(pcclGetLastError(c), "rank 1"))
+        wrong(ch, "rank %d: the all-reduce rank 1 never joined returned %s after %.1f s: %s", rank,
+              pcclGetErrorString(r), ck_now() - t0, pcclGetLastError(c));
+    return 2;
+}
+
 /* pccl's threads (named pccl-*): the ones a communicator may leave behind. */
 static int count_threads(void)
 {
@@ -285,6 +319,11 @@ static void run_child(child *ch)
          * among the survivors. */
         if (o->victim >= 0 && !faulty && (r = pcclCommInitRankConfig(&c2, n2, o->reinit, rank2, &cfg)))
             wrong(ch, "re-init after a failed init -> %s: %s", pcclGetErrorString(r), pcclGetLastError(NULL));
+    } else if (o->leave_early) {
+        int lr = leave_early(ch, c);
+        if (lr == 2 && (r = pcclCommAbort(c))) wrong(ch, "pcclCommAbort -> %s", pcclGetErrorString(r));
+        if (lr == 0 && (r = pcclCommDestroy(c))) wrong(ch, "pcclCommDestroy -> %s", pcclGetErrorString(r));
+        if (lr == 1) pcclCommAbort(c);
     } else if (workload(ch, c, o->nranks, o->rank, faulty)) {
         pcclResult_t ae = pcclSuccess;
         pcclCommGetAsyncError(c, &ae);
@@ -523,6 +562,29 @@ int mp_starved_case(int backend, int n, int starve_ms, char *why, size_t len)
         return -1;
     }
     return clean_case(backend, n, 2, 0, 0, 78, 0, starve_ms, why, len);
+}
+
+int mp_leave_case(int backend, char *why, size_t len)
+{
+    mp_opts o;
+    memset(&o, 0, sizeof o);
+    *why = 0;
+    o.backend = backend;
+    o.nranks = 3;
+    o.seed = 79;
+    o.iters = 1;
+    o.timeout_ms = 500;
+    o.victim = -1;
+    o.leave_early = 1;
+    pcclGetUniqueId(&o.id);
+    mp_report rep[3];
+    expect(mp_run(&o, rep, 60) == 0, why, len, "a rank hung or could not start");
+    for (int r = 0; r < 3; r++) {
+        judge_clean(&rep[r], r, "early leaver", why, len);
+        expect(rep[r].err == pcclSuccess, why, len, "rank %d: %s", r, rep[r].msg);
+    }
+    expect(mp_shm_left(&o.id) == 0, why, len, "/dev/shm entries left");
+    return !*why;
 }
 
 int mp_fault_case(uint64_t seed, int backend, int lo, int hi, mp_stats *st, char *why, size_t len)

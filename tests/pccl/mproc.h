@@ -24,6 +24,7 @@ typedef struct {
     pcclUniqueId id, reinit;     /* reinit: the survivors' id after a failed init */
     int starve_ms;               /* the last rank, pinned to CPU 0, gets no CPU this long after its first
                                     iteration's invocations (a SCHED_FIFO spin there) */
+    int leave_early;             /* mp_leave_case's run instead of the workload (3 ranks) */
 } mp_opts;
 
 /* What a rank reports (a line on fd 3, parsed by mp_run). */
@@ -84,6 +85,13 @@ int mp_slow_case(int backend, int n, int iters, int slow_ms, char *why, size_t l
  * timeout 500 ms) while the others wait on it: alive, so never failed.
  * -1 (why[] says why) where this process may not use SCHED_FIFO. */
 int mp_starved_case(int backend, int n, int starve_ms, char *why, size_t len);
+/* A rank that finished first and left: 3 ranks, a broadcast from rank 1
+ * (chain 1 -> 2 -> 0) that rank 2 joins 3 s late; rank 1 completes, destroys
+ * and exits after a 1 s wait for the others (PCCL_BOOT_TIMEOUT) while rank
+ * 0 still waits.  Ranks 0 and 2 complete it, exact, and rank 2 destroys;
+ * then an all-reduce that rank 1 never joins fails on rank 0 with
+ * pcclRemoteError naming it.  1 if so, else 0 with why[]. */
+int mp_leave_case(int backend, char *why, size_t len);
 int mp_fault_case(uint64_t seed, int backend, int lo, int hi, mp_stats *st, char *why, size_t len);
 /* Prints the figures (injected, survived, time to detection) to f. */
 void mp_print_stats(const mp_stats *st, FILE *f);

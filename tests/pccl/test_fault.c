@@ -77,6 +77,23 @@ static void test_slow_peer(void)
     pt_end();
 }
 
+/* mp_leave_case (mproc.c).  Before the clean leave's count (health.c), rank
+ * 0's broadcast failed with pcclRemoteError, "rank 1 left the communicator",
+ * though it needed rank 1 no more. */
+static void test_early_leaver(void)
+{
+    pt_begin("multiproc early leaver", 90);
+    env_set();
+    char why[1024];
+    double t0 = ck_now();
+    int ok = mp_leave_case(PCCL_BACKEND_HOST, why, sizeof why);
+    PT_CHECK(ok, "an early leaver: %s", why);
+    fprintf(stderr, "\n  rank 1 done and gone while rank 0 waits for rank 2: %s, %.2f s", ok ? "no false alarm" : "FAILED",
+            ck_now() - t0);
+    env_restore();
+    pt_end();
+}
+
 /* A peer whose process waits for a CPU for 1.5 s (pinned to CPU 0, taken
  * by a SCHED_FIFO spin) while the others wait on it, timeout 500 ms: alive
  * (on a run queue), so never failed.  Under load, pollers waited that long
@@ -224,6 +241,7 @@ int pt_register_multiproc(void)
         !CU_add_test(s, "random order, syncs, chaos, detection on: no false alarm", test_randorder) ||
         !CU_add_test(s, "a slow peer (computing longer than the timeout): no false alarm", test_slow_peer) ||
         !CU_add_test(s, "a starved peer (no CPU for longer than the timeout): no false alarm", test_starved_peer) ||
+        !CU_add_test(s, "a peer that finished and left first: no false alarm, until one invocation more", test_early_leaver) ||
         !CU_add_test(s, "pcclCommShrink from threads: exact", test_shrink_threads) ||
         !CU_add_test(s, "pcclCommShrink and fault queries: bad arguments", test_shrink_args))
         return -1;
