@@ -12,6 +12,7 @@
  * drops when the process exits, however it exits.  A peer whose byte is
  * unlocked has exited (or left the communicator): no pid to reuse, no zombie
  * to mistake for a live process. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -123,6 +124,36 @@ char pccl_boot_peer_thread(const pccl_boot *b, int rank, uint64_t *cpu_ns)
     const char *p = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
     *cpu_ns = cpu;
     return p && p[1] == ' ' ? p[2] : 0;
+}
+/* Up to max of process pid's threads that are runnable now ('R': running
+ * or waiting for a CPU), each with the CPU time it has had; how many. */
+int pccl_proc_runnable(int pid, pccl_tlook *out, int max)
+{
+    char path[48];
+    snprintf(path, sizeof path, "/proc/%d/task", pid);
+    DIR *d = opendir(path);
+    if (!d) return 0;
+    int n = 0;
+    for (struct dirent *e; n < max && (e = readdir(d));) {
+        int tid = atoi(e->d_name);
+        if (tid <= 0) continue;
+        char p[64], buf[512];
+        snprintf(p, sizeof p, "/proc/%d/task/%d/stat", pid, tid);
+        FILE *f = fopen(p, "r");
+        size_t k = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+        if (f) fclose(f);
+        buf[k] = 0;
+        const char *s = strrchr(buf, ')');
+        if (!s || s[1] != ' ' || s[2] != 'R') continue;
+        unsigned long long cpu = 0;
+        snprintf(p, sizeof p, "/proc/%d/task/%d/schedstat", pid, tid);
+        f = fopen(p, "r");
+        int ok = f && fscanf(f, "%llu", &cpu) == 1;
+        if (f) fclose(f);
+        if (ok) out[n++] = (pccl_tlook){tid, cpu};
+    }
+    closedir(d);
+    return n;
 }
 uint64_t pccl_boot_peer_beat(const pccl_boot *b, int rank)
 {

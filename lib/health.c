@@ -78,15 +78,33 @@ static void append(char *buf, size_t len, const char *fmt, ...)
  * (2 cores, 20 runnable threads) a live rank's poller waited on the run
  * queue for up to 1.4 s, which PCCL_PEER_TIMEOUT_MS 500 took for a stall.
  * So halfway through a silence the peer's beating thread's CPU time is
- * sampled (/proc: only then); at the timeout, a thread that is runnable
- * ('R') but had the CPU for less than half the time since waited for one:
- * the silence starts over.  A stopped (SIGSTOP, 'T') or frozen process, a
- * poller blocked on a lock ('S') or computing in a long callback (it has
- * the CPU) stay stalls. */
+ * sampled, with the runnable threads of its process (/proc: only then); at
+ * the timeout, a beating thread that is runnable ('R') but had the CPU for
+ * less than half the time since waited for one: the silence starts over.
+ * So did one blocked ('S', 'D') behind a thread of its process that was
+ * runnable at both looks and had the CPU less than half the time: in CI's
+ * TSan run a live rank's poller waited 500 ms for the daemon thread it had
+ * just created to start, which sat on a CPU taken by another process's
+ * SCHED_FIFO spin.  A stopped (SIGSTOP, 'T') or frozen process, a poller
+ * blocked on a lock whose holder sleeps too, or computing in a long callback
+ * (it has the CPU) stay stalls. */
 static void starve_sample(pcclComm_t c, int r, uint64_t now)
 {
     if (!pccl_boot_peer_thread(c->boot, r, &c->cpu_seen[r])) c->cpu_seen[r] = UINT64_MAX;
+    c->nrunq[r] = pccl_proc_runnable(pccl_boot_pid(c->boot, r), c->runq[r], PCCL_RUNQ_LOOK);
     c->cpu_ns[r] = now;
+}
+
+/* Whether a thread runnable at both looks, span_ns apart, had the CPU for
+ * less than half of it: it waited for one. */
+int pccl_waited_for_cpu(const pccl_tlook *then, int nthen, const pccl_tlook *now, int nnow, uint64_t span_ns)
+{
+    for (int i = 0; i < nnow; i++)
+        for (int j = 0; j < nthen; j++)
+            if (now[i].tid == then[j].tid && now[i].cpu_ns >= then[j].cpu_ns &&
+                (now[i].cpu_ns - then[j].cpu_ns) * 2 < span_ns)
+                return 1;
+    return 0;
 }
 
 static int starved(pcclComm_t c, int r, uint64_t now)
@@ -98,7 +116,15 @@ static int starved(pcclComm_t c, int r, uint64_t now)
         return 1;
     }
     char st = pccl_boot_peer_thread(c->boot, r, &cpu);
-    if (st != 'R' || then == UINT64_MAX || cpu < then || (cpu - then) * 2 >= now - t) return 0;
+    int waited = 0;
+    if (st == 'R') {
+        waited = then != UINT64_MAX && cpu >= then && (cpu - then) * 2 < now - t;
+    } else if (st == 'S' || st == 'D') {
+        pccl_tlook look[PCCL_RUNQ_LOOK];
+        int n = pccl_proc_runnable(pccl_boot_pid(c->boot, r), look, PCCL_RUNQ_LOOK);
+        waited = pccl_waited_for_cpu(c->runq[r], c->nrunq[r], look, n, now - t);
+    }
+    if (!waited) return 0;
     c->beat_ns[r] = now; /* waited for a CPU: alive, the silence starts over */
     c->cpu_ns[r] = 0;
     return 1;

@@ -66,6 +66,15 @@ typedef struct {
     int want_cq1;
 } pccl_slice_acc;
 
+/* health.c: a thread of a peer process as /proc showed it, for the
+ * starvation rule (its id, the CPU time it has had). */
+typedef struct {
+    int32_t tid;
+    uint64_t cpu_ns;
+} pccl_tlook;
+#define PCCL_RUNQ_LOOK 8 /* a silent peer's runnable threads remembered, at most */
+int pccl_waited_for_cpu(const pccl_tlook *then, int nthen, const pccl_tlook *now, int nnow, uint64_t span_ns);
+
 struct pcclComm {
     int rank, nranks, dev;
     const pccl_backend *be;
@@ -125,6 +134,8 @@ struct pcclComm {
     uint64_t health_ns;         /* the last health check */
     uint64_t beat_seen[PCCL_MAX_RANKS], beat_ns[PCCL_MAX_RANKS];
     uint64_t cpu_seen[PCCL_MAX_RANKS], cpu_ns[PCCL_MAX_RANKS]; /* health.c: a silent peer's CPU time, when */
+    pccl_tlook runq[PCCL_MAX_RANKS][PCCL_RUNQ_LOOK]; /* and its runnable threads then */
+    int nrunq[PCCL_MAX_RANKS];
     /* The small-message path (issue 16): a waiter spins this long on the CQ
      * before it sleeps (PCCL_WAIT_SPIN_US), and the poller, while hot, this
      * long between yields, without the lock (poller.c). */
@@ -233,6 +244,7 @@ uint64_t pccl_boot_done(const pccl_boot *b, int rank); /* a clean leave's invoca
 void pccl_boot_beat(pccl_boot *b);
 uint64_t pccl_boot_peer_beat(const pccl_boot *b, int rank);
 char pccl_boot_peer_thread(const pccl_boot *b, int rank, uint64_t *cpu_ns);
+int pccl_proc_runnable(int pid, pccl_tlook *out, int max);
 uint64_t pccl_boot_failed(const pccl_boot *b, int rank);
 void pccl_boot_set_failed(pccl_boot *b, uint64_t mask);
 /* The barriers also give up on a peer whose heartbeat stood still this long. */

@@ -7,11 +7,15 @@
  * re-init, where the init itself failed), complete the next collectives
  * exactly, and leave no thread, mapping, /dev/shm entry or process behind. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "../../lib/internal.h"
 #include "harness.h"
 #include "mproc.h"
 
@@ -112,6 +116,112 @@ static void test_starved_peer(void)
                 ck_now() - t0);
     }
     env_restore();
+    pt_end();
+}
+
+/* ---- the starvation rule's two looks at a process (health.c) -------------- */
+
+typedef struct {
+    int stop, tid;
+    double until; /* the SCHED_FIFO spinner: until then (set before it starts) */
+} spin_arg;
+
+static void *victim_main(void *p)
+{
+    spin_arg *a = p;
+    __atomic_store_n(&a->tid, (int)gettid(), __ATOMIC_RELEASE);
+    while (!__atomic_load_n(&a->stop, __ATOMIC_RELAXED)) {
+    }
+    return NULL;
+}
+
+static void *fifo_main(void *p)
+{
+    spin_arg *a = p;
+    while (ck_now() < a->until) {
+    }
+    return NULL;
+}
+
+/* A thread created on CPU `cpu` (with SCHED_FIFO priority 1 if fifo); 0 or an errno. */
+static int spawn_on(pthread_t *t, int cpu, int fifo, void *(*fn)(void *), void *arg)
+{
+    pthread_attr_t a;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    pthread_attr_init(&a);
+    pthread_attr_setaffinity_np(&a, sizeof set, &set);
+    if (fifo) {
+        struct sched_param sp = {.sched_priority = 1};
+        pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
+        pthread_attr_setschedpolicy(&a, SCHED_FIFO);
+        pthread_attr_setschedparam(&a, &sp);
+    }
+    int e = pthread_create(t, &a, fn, arg);
+    pthread_attr_destroy(&a);
+    return e;
+}
+
+static const pccl_tlook *find_tid(const pccl_tlook *l, int n, int tid)
+{
+    for (int i = 0; i < n; i++)
+        if (l[i].tid == tid) return &l[i];
+    return NULL;
+}
+
+/* The rule's comparison on made-up looks, then on this process: a thread
+ * pinned to CPU 0 while a SCHED_FIFO spin holds CPU 0 is runnable at both
+ * looks, 200 ms apart, with less than half of that in CPU time (none, or
+ * the 50 ms a second the kernel's real-time throttle leaves others).  Without it,
+ * a live rank's poller blocked behind such a thread was failed as stalled
+ * (CI's TSan run of the starved-peer test above, under load). */
+static void test_starvation_rule(void)
+{
+    pt_begin("starvation rule", 30);
+    const uint64_t ms = 1000000;
+    pccl_tlook then[3] = {{11, 5 * ms}, {12, 0}, {13, 7 * ms}};
+    pccl_tlook now1[2] = {{12, 40 * ms}, {13, 9 * ms}}; /* 13: 2 ms of 100 */
+    pccl_tlook now2[2] = {{12, 60 * ms}, {14, 0}};      /* 12 had 60 of 100; 14 is new */
+    pccl_tlook now3[1] = {{11, 4 * ms}};                /* a CPU time that went back: another thread */
+    PT_CHECK(pccl_waited_for_cpu(then, 3, now1, 2, 100 * ms) == 1, "thread 13 had 2 ms of 100: it waited for a CPU");
+    PT_CHECK(pccl_waited_for_cpu(then, 3, now2, 2, 100 * ms) == 0, "12 had the CPU, 14 was not runnable before");
+    PT_CHECK(pccl_waited_for_cpu(then, 3, now3, 1, 100 * ms) == 0, "a CPU time that went back is no wait");
+    PT_CHECK(pccl_waited_for_cpu(then, 0, now1, 2, 100 * ms) == 0, "nothing runnable at the first look");
+
+    spin_arg v = {0}, f = {0};
+    pthread_t vt, ft;
+    PT_CHECK(pccl_proc_runnable(getpid(), then, 3) >= 1, "this thread runs: it is runnable");
+    if (spawn_on(&vt, 0, 0, victim_main, &v)) {
+        PT_CHECK(0, "no thread on CPU 0");
+        pt_end();
+        return;
+    }
+    while (!__atomic_load_n(&v.tid, __ATOMIC_ACQUIRE)) sched_yield();
+    f.until = ck_now() + 0.4;
+    int e = spawn_on(&ft, 0, 1, fifo_main, &f);
+    if (e) {
+        fprintf(stderr, "\n  skipped the live half: no SCHED_FIFO thread here (%s)", strerror(e));
+    } else {
+        pccl_tlook a[PCCL_RUNQ_LOOK], b[PCCL_RUNQ_LOOK];
+        struct timespec d = {0, 50 * 1000000};
+        nanosleep(&d, NULL); /* the spin has CPU 0 */
+        double t0 = ck_now();
+        int na = pccl_proc_runnable(getpid(), a, PCCL_RUNQ_LOOK);
+        d.tv_nsec = 200 * 1000000;
+        nanosleep(&d, NULL);
+        int nb = pccl_proc_runnable(getpid(), b, PCCL_RUNQ_LOOK);
+        uint64_t span = (uint64_t)((ck_now() - t0) * 1e9);
+        const pccl_tlook *x = find_tid(a, na, v.tid), *y = find_tid(b, nb, v.tid);
+        PT_CHECK(x && y, "the thread on CPU 0 is runnable at both looks (%s, %s)", x ? "yes" : "no", y ? "yes" : "no");
+        if (x && y)
+            PT_CHECK((y->cpu_ns - x->cpu_ns) * 2 < span, "it had %.1f ms of CPU in %.1f ms (the real-time throttle "
+                     "leaves others 50 ms a second)", (y->cpu_ns - x->cpu_ns) / 1e6, span / 1e6);
+        PT_CHECK(pccl_waited_for_cpu(a, na, b, nb, span), "the rule sees a thread that waited for a CPU");
+        pthread_join(ft, NULL);
+    }
+    __atomic_store_n(&v.stop, 1, __ATOMIC_RELAXED);
+    pthread_join(vt, NULL);
     pt_end();
 }
 
@@ -241,6 +351,7 @@ int pt_register_multiproc(void)
         !CU_add_test(s, "random order, syncs, chaos, detection on: no false alarm", test_randorder) ||
         !CU_add_test(s, "a slow peer (computing longer than the timeout): no false alarm", test_slow_peer) ||
         !CU_add_test(s, "a starved peer (no CPU for longer than the timeout): no false alarm", test_starved_peer) ||
+        !CU_add_test(s, "the starvation rule: a thread without a CPU at two looks", test_starvation_rule) ||
         !CU_add_test(s, "a peer that finished and left first: no false alarm, until one invocation more", test_early_leaver) ||
         !CU_add_test(s, "pcclCommShrink from threads: exact", test_shrink_threads) ||
         !CU_add_test(s, "pcclCommShrink and fault queries: bad arguments", test_shrink_args))
