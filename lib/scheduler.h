@@ -86,6 +86,7 @@ typedef struct {
     uint64_t pend_tail, pend_head; /* a step's counters not yet posted (0: none) */
     uint64_t pend_hdr;             /* and the header of the slot it sent */
     pccl_ctx act;     /* the active context slot */
+    int32_t act_task; /* between passes, the task whose context act holds as in memory (pccl_take), else -1 */
     pccl_job job[2];  /* the step being moved, and the next one */
     pccl_blk_stats st;
     int32_t *tq;      /* task queue: collective ids, in scheduling order */
@@ -223,20 +224,30 @@ PCCL_FN pccl_ctx *pccl_ctx_of(const pccl_gpu *G, int32_t id, uint32_t lane)
     return &G->ctx[pccl_ctx_slot(&G->colls[id], id, G->k.blocks, lane)];
 }
 
-/* A fetched invocation into the block's context and task queue. */
+/* A fetched invocation into the block's context and task queue.  Taken
+ * into an empty queue, it is the next one picked (FIFO): its context stays
+ * in the active slot too, and pccl_pick need not load it back (on the GPU a
+ * load from L2, since every acquire empties the SM's L1: 0.5 us of every
+ * invocation's path, results/hostpath/rtprobe.md).  Between passes the
+ * slot is free: every pick's context was saved at its pass's end. */
 PCCL_FN void pccl_take(pccl_blk *S, const pccl_gpu *G, uint32_t raw, pccl_args a, uint64_t now, uint32_t lane)
 {
     int32_t id = (int32_t)(raw & PCCL_SQ_ID_MASK);
-    pccl_ctx *x = pccl_ctx_of(G, id, lane);
-    x->group = lane; /* lane g starts with group g */
-    x->loop = 0;
-    x->step = 0;
-    x->next = 0;
-    x->inv++;
-    x->gated = (raw & PCCL_SQ_GATED) != 0;
-    x->sendbuf = a.sendbuf;
-    x->recvbuf = a.recvbuf;
-    x->t_fetch = now;
+    pccl_ctx *x = pccl_ctx_of(G, id, lane), v = *x; /* one round trip for all of it */
+    v.group = lane; /* lane g starts with group g */
+    v.loop = 0;
+    v.step = 0;
+    v.next = 0;
+    v.inv++;
+    v.gated = (raw & PCCL_SQ_GATED) != 0;
+    v.sendbuf = a.sendbuf;
+    v.recvbuf = a.recvbuf;
+    v.t_fetch = now;
+    *x = v;
+    if (S->tq_len == 0) {
+        S->act = v;
+        S->act_task = PCCL_TASK(id, lane);
+    }
     pccl_enqueue(S, G, PCCL_TASK(id, lane));
 }
 
@@ -316,14 +327,20 @@ PCCL_FN int pccl_fetch(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
         while (got == PCCL_SQ_BATCH && (G->k.order != 0 || G->k.chaos));
         return n;
     }
+    /* The next slot is looked at (relaxed) while this entry is taken, and
+     * read again by an acquire load only where the look found it there: an
+     * acquire look after the take cost every hand-on an L2 round trip
+     * (0.5-0.7 us on one H100) to find, most often, nothing. */
     uint64_t *sq = G->dsq + (size_t)b * G->k.depth;
-    while (S->tq_len < G->k.depth) {
-        uint64_t e = pccl_ld_acq(&sq[S->sq_head % G->k.depth]);
-        if ((e >> 32) != ((S->sq_head + 1) & 0xffffffffull)) break;
+    uint64_t e = pccl_ld_acq(&sq[S->sq_head % G->k.depth]);
+    while (S->tq_len < G->k.depth && (e >> 32) == ((S->sq_head + 1) & 0xffffffffull)) {
+        uint64_t next = pccl_ld_gpu(&sq[(S->sq_head + 1) % G->k.depth]);
         uint32_t lane = PCCL_TASK_LANE((uint32_t)e), raw = (uint32_t)e & ~PCCL_LANE_MASK;
         pccl_take(S, G, raw, G->dargs[raw & PCCL_SQ_ID_MASK], now, lane); /* one 16-byte read */
         S->sq_head++;
         n++;
+        if ((next >> 32) != ((S->sq_head + 1) & 0xffffffffull)) break;
+        e = pccl_ld_acq(&sq[S->sq_head % G->k.depth]); /* there: what it names is read behind an acquire */
     }
     return n;
 }
@@ -395,6 +412,7 @@ PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
     S->follow_gap = 0;
     pccl_next_check(S, G, now);
     S->resume = (int32_t)G->saved[b].pos;
+    S->act_task = -1;
     S->carry = G->saved[b].waited;
     /* the first pass follows no pass without progress: not stuck, no look
      * at the abort flag (pinned memory, which every block with work would
@@ -485,7 +503,8 @@ PCCL_FN int pccl_pick(pccl_blk *S, const pccl_gpu *G, int b)
     S->cur = PCCL_TASK_ID(S->tq[S->pos]);
     S->lane = PCCL_TASK_LANE(S->tq[S->pos]);
     if (!S->st.t_pick) S->st.t_pick = PCCL_NOW_NS(); /* one clock read per launch */
-    S->act = *pccl_ctx_of(G, S->cur, S->lane);
+    if (S->act_task != S->tq[S->pos]) S->act = *pccl_ctx_of(G, S->cur, S->lane);
+    S->act_task = -1; /* act changes from here on: saved at the pass's end */
     S->act_dirty = 0;
     S->th = S->th_init = G->k.chaos ? 1 + (int64_t)(pccl_rand(&S->rng) % 4) : pccl_threshold(&G->k, S->pos);
     S->waited = S->carry; /* the first pick of a launch resumes the cut one's wait (pccl_wait) */

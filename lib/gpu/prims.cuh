@@ -112,14 +112,14 @@ __device__ __forceinline__ T pccl_elem(int op, int dv, bool has_a, bool has_b, b
 
 /* Whole batches of U vectors from vector i (this thread's first) on;
  * returns the thread's next vector. */
-template <typename T, typename Ops, int OP, bool HA, bool HB, int U>
+template <typename T, typename Ops, int OP, bool HA, bool HB, bool DV, int U>
 __device__ __forceinline__ uint64_t pccl_vec_batches(const pccl_job *j, uint64_t i, uint64_t nv, uint64_t stride)
 {
     constexpr int L = 16 / sizeof(T);
     union vec { uint4 u; T e[L]; };
     const uint4 *a = (const uint4 *)j->a, *b = (const uint4 *)j->b;
     uint4 *d0 = (uint4 *)j->d0, *d1 = (uint4 *)j->d1;
-    const int dv = j->div;
+    const int dv = DV ? j->div : 0;
     const bool sw = j->swap;
     for (; i + (U - 1) * stride < nv; i += U * stride) {
         vec x[U], y[U];
@@ -141,24 +141,31 @@ __device__ __forceinline__ uint64_t pccl_vec_batches(const pccl_job *j, uint64_t
 
 /* A job's vectors: batches of U, then of PCCL_UNROLL, then one at a time.
  * Its own frame per U: the wider copy's registers do not crowd the
- * narrower one, which small jobs run as before. */
-template <typename T, typename Ops, int OP, bool HA, bool HB, int U>
+ * narrower one, which small jobs run as before.  DV: the job may divide
+ * (avg's last step), by j->div; else nothing is divided. */
+template <typename T, typename Ops, int OP, bool HA, bool HB, bool DV, int U>
 __device__ __noinline__ uint64_t pccl_prim_vec(const pccl_job *j)
 {
     constexpr int L = 16 / sizeof(T);
     const uint64_t nv = j->n / L, stride = blockDim.x - PCCL_CTRL_THREADS;
-    uint64_t i = pccl_vec_batches<T, Ops, OP, HA, HB, U>(j, threadIdx.x - PCCL_CTRL_THREADS, nv, stride);
-    if (U > PCCL_UNROLL) i = pccl_vec_batches<T, Ops, OP, HA, HB, PCCL_UNROLL>(j, i, nv, stride);
-    pccl_vec_batches<T, Ops, OP, HA, HB, 1>(j, i, nv, stride); /* the last, partial batch */
+    uint64_t i = pccl_vec_batches<T, Ops, OP, HA, HB, DV, U>(j, threadIdx.x - PCCL_CTRL_THREADS, nv, stride);
+    if (U > PCCL_UNROLL) i = pccl_vec_batches<T, Ops, OP, HA, HB, DV, PCCL_UNROLL>(j, i, nv, stride);
+    pccl_vec_batches<T, Ops, OP, HA, HB, DV, 1>(j, i, nv, stride); /* the last, partial batch */
     return nv * L;
 }
 
-/* A copy (one operand) of at least two batches of PCCL_COPY_UNROLL per thread goes that wide. */
+/* A copy (one operand) of at least two batches of PCCL_COPY_UNROLL per
+ * thread goes that wide.  Only a copy that divides nothing: compiled in
+ * beside the wide batch, the division (avg's last step) left ptxas too few
+ * of the daemon's 64 registers a thread, and its spills in this frame moved
+ * with unrelated changes to the scheduler (one rank's 128 MiB all-reduce,
+ * 8 wide, 110 us with one allocation, 122-125 with others, on one H100). */
 template <typename T, typename Ops, bool HA, bool HB> __device__ __forceinline__ uint64_t pccl_copy_vec(const pccl_job *j)
 {
     const uint64_t nv = j->n / (16 / sizeof(T)), stride = blockDim.x - PCCL_CTRL_THREADS;
-    if (nv >= 2 * PCCL_COPY_UNROLL * stride) return pccl_prim_vec<T, Ops, 0, HA, HB, PCCL_COPY_UNROLL>(j);
-    return pccl_prim_vec<T, Ops, 0, HA, HB, PCCL_UNROLL>(j);
+    if (j->div) return pccl_prim_vec<T, Ops, 0, HA, HB, true, PCCL_UNROLL>(j);
+    if (nv >= 2 * PCCL_COPY_UNROLL * stride) return pccl_prim_vec<T, Ops, 0, HA, HB, false, PCCL_COPY_UNROLL>(j);
+    return pccl_prim_vec<T, Ops, 0, HA, HB, false, PCCL_UNROLL>(j);
 }
 
 template <typename T, typename Ops> __device__ void pccl_prim(const pccl_job *j)
@@ -173,10 +180,10 @@ template <typename T, typename Ops> __device__ void pccl_prim(const pccl_job *j)
         if (!a) done = pccl_copy_vec<T, Ops, false, true>(j); /* a copy: the op does not matter */
         else if (!b) done = pccl_copy_vec<T, Ops, true, false>(j);
         else switch (op) {
-        case 1: done = pccl_prim_vec<T, Ops, 1, true, true, U>(j); break;
-        case 2: done = pccl_prim_vec<T, Ops, 2, true, true, U>(j); break;
-        case 3: done = pccl_prim_vec<T, Ops, 3, true, true, U>(j); break;
-        default: done = pccl_prim_vec<T, Ops, 0, true, true, U>(j); break; /* sum, and avg's sum */
+        case 1: done = pccl_prim_vec<T, Ops, 1, true, true, true, U>(j); break;
+        case 2: done = pccl_prim_vec<T, Ops, 2, true, true, true, U>(j); break;
+        case 3: done = pccl_prim_vec<T, Ops, 3, true, true, true, U>(j); break;
+        default: done = pccl_prim_vec<T, Ops, 0, true, true, true, U>(j); break; /* sum, and avg's sum */
         }
     }
     for (uint64_t i = done + threadIdx.x - PCCL_CTRL_THREADS; i < n; i += blockDim.x - PCCL_CTRL_THREADS) {
