@@ -104,13 +104,12 @@ void pccl_boot_beat(pccl_boot *b)
     __atomic_store_n(&b->recs[b->rank].beat, b->recs[b->rank].beat + 1, __ATOMIC_RELAXED);
 }
 
-/* Rank's beating thread as the kernel sees it: its state ('R' runs or
+/* Thread tid of process pid as the kernel sees it: its state ('R' runs or
  * waits for a CPU, 'S' sleeps, 'T' stopped ...; 0 where /proc cannot tell)
  * and the CPU time it has had (*cpu_ns). */
-char pccl_boot_peer_thread(const pccl_boot *b, int rank, uint64_t *cpu_ns)
+static char task_look(int pid, int tid, uint64_t *cpu_ns)
 {
     char path[64], buf[512];
-    int pid = (int)b->recs[rank].pid, tid = (int)__atomic_load_n(&b->recs[rank].beater, __ATOMIC_RELAXED);
     snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", pid, tid);
     FILE *f = fopen(path, "r");
     unsigned long long cpu = 0;
@@ -125,6 +124,13 @@ char pccl_boot_peer_thread(const pccl_boot *b, int rank, uint64_t *cpu_ns)
     *cpu_ns = cpu;
     return p && p[1] == ' ' ? p[2] : 0;
 }
+
+/* Rank's beating thread (task_look). */
+char pccl_boot_peer_thread(const pccl_boot *b, int rank, uint64_t *cpu_ns)
+{
+    return task_look((int)b->recs[rank].pid, (int)__atomic_load_n(&b->recs[rank].beater, __ATOMIC_RELAXED), cpu_ns);
+}
+
 /* Up to max of process pid's threads that are runnable now ('R': running
  * or waiting for a CPU), each with the CPU time it has had; how many. */
 int pccl_proc_runnable(int pid, pccl_tlook *out, int max)
@@ -136,21 +142,8 @@ int pccl_proc_runnable(int pid, pccl_tlook *out, int max)
     int n = 0;
     for (struct dirent *e; n < max && (e = readdir(d));) {
         int tid = atoi(e->d_name);
-        if (tid <= 0) continue;
-        char p[64], buf[512];
-        snprintf(p, sizeof p, "/proc/%d/task/%d/stat", pid, tid);
-        FILE *f = fopen(p, "r");
-        size_t k = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-        if (f) fclose(f);
-        buf[k] = 0;
-        const char *s = strrchr(buf, ')');
-        if (!s || s[1] != ' ' || s[2] != 'R') continue;
-        unsigned long long cpu = 0;
-        snprintf(p, sizeof p, "/proc/%d/task/%d/schedstat", pid, tid);
-        f = fopen(p, "r");
-        int ok = f && fscanf(f, "%llu", &cpu) == 1;
-        if (f) fclose(f);
-        if (ok) out[n++] = (pccl_tlook){tid, cpu};
+        uint64_t cpu;
+        if (tid > 0 && task_look(pid, tid, &cpu) == 'R') out[n++] = (pccl_tlook){tid, cpu};
     }
     closedir(d);
     return n;

@@ -126,12 +126,31 @@ static pcclResult_t reg(pcclComm_t c, const ck_coll *k, int *id)
 
 /* ---- a starved rank: runnable, but its CPU taken --------------------------- */
 
-static void *spin_until(void *p)
+void *mp_spin_until(void *p)
 {
     double until = *(const double *)p;
     while (ck_now() < until) {
     }
     return NULL;
+}
+
+int mp_thread_cpu0(pthread_t *t, int fifo, void *(*fn)(void *), void *arg)
+{
+    pthread_attr_t a;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(0, &set);
+    pthread_attr_init(&a);
+    pthread_attr_setaffinity_np(&a, sizeof set, &set);
+    if (fifo) {
+        struct sched_param sp = {.sched_priority = 1};
+        pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
+        pthread_attr_setschedpolicy(&a, SCHED_FIFO);
+        pthread_attr_setschedparam(&a, &sp);
+    }
+    int e = pthread_create(t, &a, fn, arg);
+    pthread_attr_destroy(&a);
+    return e;
 }
 
 /* Takes CPU 0 from this process's threads (pinned there: mp_child_main) for
@@ -140,20 +159,9 @@ static void *spin_until(void *p)
  * the longest silence is 950 ms or more.  0, or an errno. */
 static int starve(int ms)
 {
-    pthread_attr_t a;
-    struct sched_param sp = {.sched_priority = 1};
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(0, &set);
-    pthread_attr_init(&a);
-    pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
-    pthread_attr_setschedpolicy(&a, SCHED_FIFO);
-    pthread_attr_setschedparam(&a, &sp);
-    pthread_attr_setaffinity_np(&a, sizeof set, &set);
     double until = ck_now() + ms / 1000.0;
     pthread_t t;
-    int e = pthread_create(&t, &a, spin_until, &until);
-    pthread_attr_destroy(&a);
+    int e = mp_thread_cpu0(&t, 1, mp_spin_until, &until);
     if (!e) pthread_join(t, NULL);
     return e;
 }

@@ -5,6 +5,7 @@
 #ifndef PCCL_TEST_MPROC_H
 #define PCCL_TEST_MPROC_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -85,6 +86,11 @@ int mp_slow_case(int backend, int n, int iters, int slow_ms, char *why, size_t l
  * timeout 500 ms) while the others wait on it: alive, so never failed.
  * -1 (why[] says why) where this process may not use SCHED_FIFO. */
 int mp_starved_case(int backend, int n, int starve_ms, char *why, size_t len);
+/* A thread on CPU 0 (SCHED_FIFO priority 1 if fifo: none of the others
+ * there runs while it does); 0 or an errno.  mp_spin_until: a thread's
+ * body that spins until *(double *)arg (ck_now seconds). */
+int mp_thread_cpu0(pthread_t *t, int fifo, void *(*fn)(void *), void *arg);
+void *mp_spin_until(void *arg);
 /* A rank that finished first and left: 3 ranks, a broadcast from rank 1
  * (chain 1 -> 2 -> 0) that rank 2 joins 3 s late; rank 1 completes, destroys
  * and exits after a 1 s wait for the others (PCCL_BOOT_TIMEOUT) while rank

@@ -123,44 +123,15 @@ static void test_starved_peer(void)
 
 typedef struct {
     int stop, tid;
-    double until; /* the SCHED_FIFO spinner: until then (set before it starts) */
-} spin_arg;
+} victim_arg;
 
 static void *victim_main(void *p)
 {
-    spin_arg *a = p;
+    victim_arg *a = p;
     __atomic_store_n(&a->tid, (int)gettid(), __ATOMIC_RELEASE);
     while (!__atomic_load_n(&a->stop, __ATOMIC_RELAXED)) {
     }
     return NULL;
-}
-
-static void *fifo_main(void *p)
-{
-    spin_arg *a = p;
-    while (ck_now() < a->until) {
-    }
-    return NULL;
-}
-
-/* A thread created on CPU `cpu` (with SCHED_FIFO priority 1 if fifo); 0 or an errno. */
-static int spawn_on(pthread_t *t, int cpu, int fifo, void *(*fn)(void *), void *arg)
-{
-    pthread_attr_t a;
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    pthread_attr_init(&a);
-    pthread_attr_setaffinity_np(&a, sizeof set, &set);
-    if (fifo) {
-        struct sched_param sp = {.sched_priority = 1};
-        pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
-        pthread_attr_setschedpolicy(&a, SCHED_FIFO);
-        pthread_attr_setschedparam(&a, &sp);
-    }
-    int e = pthread_create(t, &a, fn, arg);
-    pthread_attr_destroy(&a);
-    return e;
 }
 
 static const pccl_tlook *find_tid(const pccl_tlook *l, int n, int tid)
@@ -189,17 +160,17 @@ static void test_starvation_rule(void)
     PT_CHECK(pccl_waited_for_cpu(then, 3, now3, 1, 100 * ms) == 0, "a CPU time that went back is no wait");
     PT_CHECK(pccl_waited_for_cpu(then, 0, now1, 2, 100 * ms) == 0, "nothing runnable at the first look");
 
-    spin_arg v = {0}, f = {0};
+    victim_arg v = {0};
     pthread_t vt, ft;
     PT_CHECK(pccl_proc_runnable(getpid(), then, 3) >= 1, "this thread runs: it is runnable");
-    if (spawn_on(&vt, 0, 0, victim_main, &v)) {
+    if (mp_thread_cpu0(&vt, 0, victim_main, &v)) {
         PT_CHECK(0, "no thread on CPU 0");
         pt_end();
         return;
     }
     while (!__atomic_load_n(&v.tid, __ATOMIC_ACQUIRE)) sched_yield();
-    f.until = ck_now() + 0.4;
-    int e = spawn_on(&ft, 0, 1, fifo_main, &f);
+    double until = ck_now() + 0.4;
+    int e = mp_thread_cpu0(&ft, 1, mp_spin_until, &until);
     if (e) {
         fprintf(stderr, "\n  skipped the live half: no SCHED_FIFO thread here (%s)", strerror(e));
     } else {
