@@ -130,6 +130,7 @@ static pcclResult_t comm_create(pcclComm_t *out, int rank, int nranks, int dev, 
     c->G.nranks = nranks;
     pcclResult_t r = pccl_resolve_knobs(c, cfg, be == &pccl_host_backend);
     if (r) { comm_free(c); return r; }
+    c->arena_used = PCCL_ARENA_HDR; /* the blocks' waits (core.h), then the connectors */
     c->colls = calloc((size_t)c->G.k.max_colls, sizeof *c->colls);
     if (!c->colls) { comm_free(c); return pccl_err(NULL, pcclSystemError, "out of host memory"); }
     c->be = be;

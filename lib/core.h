@@ -52,6 +52,13 @@ PCCL_FN uint32_t pccl_ld_acq32(const uint32_t *p)
     asm volatile("ld.acquire.sys.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
     return v;
 }
+/* A word whose value is all that is read (a peer's wait: pccl_peer_waits) */
+PCCL_FN uint64_t pccl_ld_rlx(const uint64_t *p)
+{
+    uint64_t v;
+    asm volatile("ld.relaxed.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
 PCCL_FN void pccl_st_rlx(uint64_t *p, uint64_t v)
 {
     asm volatile("st.relaxed.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
@@ -125,6 +132,7 @@ PCCL_FN uint64_t pccl_add_rlx_gpu(uint64_t *p, uint64_t v)
 PCCL_FN uint64_t pccl_ld_acq(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 PCCL_FN void pccl_st_rel(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 PCCL_FN uint32_t pccl_ld_acq32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+PCCL_FN uint64_t pccl_ld_rlx(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
 PCCL_FN void pccl_st_rlx(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
 PCCL_FN void pccl_st_rel32(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 /* On the host every publication is a release store, which orders what came
@@ -231,6 +239,13 @@ typedef struct {
     uint64_t t_fetch;              /* PCCL_PROFILE: when its SQ entry was read */
     uint64_t gated;                /* 1 until the first primitive: wait for its gate (below) */
 } pccl_ctx;
+
+/* The arena's first lines: block b's, at b * PCCL_FLAG_PAD, holds 1 + the
+ * collective that block waits for, 0 while it waits for none (written by
+ * its leader, read by its ring neighbours' block b: scheduler.h,
+ * pccl_peer_waits).  Connectors begin after them. */
+#define PCCL_ARENA_HDR ((size_t)PCCL_MAX_BLOCKS * PCCL_FLAG_PAD)
+PCCL_FN uint64_t *pccl_waits_word(char *arena, int b) { return (uint64_t *)(arena + (size_t)b * PCCL_FLAG_PAD); }
 
 /* A collective's connectors on one block, at conn_off + block * stride in
  * every rank's arena.  tail is written by the previous rank (it sent that many
@@ -350,6 +365,8 @@ typedef struct {
     uint64_t ns_life;   /* SQ read to completion, summed over invocations  */
     uint64_t sm;        /* 1 + the SM the block runs on (its latest launch); 0: not known */
     uint64_t slices;    /* quits because the time slice ran out (PCCL_SLICE_US) */
+    uint64_t crossed;   /* preemptions before the threshold: a ring neighbour
+                           waited for another collective (pccl_peer_waits) */
     /* The latest launch, on the daemon's clock (PCCL_NOW_NS), for the
      * relaunch's cost split (lib/slice.c): its start, the slice's cut (0:
      * none), its first collective picked and its first step (0: none), its

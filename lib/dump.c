@@ -56,9 +56,11 @@ static void dump_blocks(pcclComm_t c, FILE *f, const pccl_blk_saved *saved, cons
         uint64_t bg = ld(&t->t_begin), e = ld(&t->t_end);
         /* published at a launch's end: the launch before a live one */
         fprintf(f, "pccl:   block %d: last ended launch began %llu, ended %llu (daemon's clock, ns); "
-                "completions %llu, preemptions %llu, quits %llu, slices %llu, primitives %llu",
+                "completions %llu, preemptions %llu (%llu for a neighbour's wait), quits %llu, slices %llu, "
+                "primitives %llu",
                 b, (unsigned long long)bg, (unsigned long long)e,
                 (unsigned long long)ld(&t->completions), (unsigned long long)ld(&t->preemptions),
+                (unsigned long long)ld(&t->crossed),
                 (unsigned long long)ld(&t->quits), (unsigned long long)ld(&t->slices),
                 (unsigned long long)ld(&t->primitives));
         if (saved) {
@@ -73,6 +75,23 @@ static void dump_blocks(pcclComm_t c, FILE *f, const pccl_blk_saved *saved, cons
         }
         fputc('\n', f);
     }
+}
+
+/* What each block waits for now (the arena's first lines, core.h
+ * PCCL_ARENA_HDR: what its ring neighbours read, scheduler.h). */
+static void dump_waits(pcclComm_t c, FILE *f)
+{
+    if (c->nranks < 2) return;
+    uint64_t *w = fetch(c, c->G.arena, PCCL_ARENA_HDR);
+    if (!w) return;
+    int n = 0;
+    fprintf(f, "pccl:   blocks waiting now (block:collective):");
+    for (int b = 0; b < c->G.k.blocks; b++) {
+        uint64_t v = w[(size_t)b * PCCL_FLAG_PAD / sizeof *w];
+        if (v) fprintf(f, "%s %d:%llu", n++ % 16 ? "" : "\npccl:    ", b, (unsigned long long)(v - 1));
+    }
+    fprintf(f, "%s\n", n ? "" : " none");
+    free(w);
 }
 
 /* The step counters of the collectives in flight, block by block. */
@@ -121,6 +140,7 @@ void pccl_dump_locked(pcclComm_t c, FILE *f, uint64_t quiet_ns)
     dump_blocks(c, f, saved, tq);
     free(saved);
     free(tq);
+    dump_waits(c, f);
     dump_ctx(c, f);
     fflush(f);
 }

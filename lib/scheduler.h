@@ -19,8 +19,10 @@
  * leader posts one step while the movers move the next.
  *
  * One pass over the task queue runs each collective until it completes or one
- * of its primitives waits longer than its spin threshold; then its dynamic
- * context is saved and the next one runs.  The block quits when the SQ is
+ * of its primitives waits longer than its spin threshold (or a ring
+ * neighbour's posted wait shows that it waits for this block:
+ * pccl_peer_waits); then its dynamic context is saved and the next one runs.
+ * The block quits when the SQ is
  * empty and nothing progressed for quit_ns, or when its time slice is over
  * (at the launch's deadline, at most slice_ns after it began, work or not:
  * pccl_cut).
@@ -578,8 +580,63 @@ PCCL_FN void pccl_fill(const pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
     j->abort = &G->hdr->ctl;
 }
 
+/* ---- a ring neighbour's wait ---------------------------------------------
+ * Ranks whose queues hold the same collectives in different orders wait for
+ * each other: rank A's head X for rank B, B's head Y for A, each until its
+ * threshold runs out, which a step that progressed has raised by the
+ * stickiness.  Two ranks sharing one H100 with 4 invocations in flight lost
+ * 0.6-4.4 ms so, several times a run (results/share-stalls-h100).  So each
+ * block posts the collective it waits for in its arena (PCCL_ARENA_HDR), and
+ * a wait looks, with the cut, at what its ring neighbours wait for.  One
+ * that waits for a collective X with a lower id than ours, where X is in our
+ * task queue or may be in our SQ (X's invocation not fetched yet), waits
+ * for us, or for a rank that waits for us, and will not move before we do:
+ * we yield at once.  Both neighbours, whichever one our step waits on: on 3
+ * ranks, rank 2 waited for rank 1 in X, rank 1 for rank 0 in Y, rank 0 for
+ * rank 2 in Y, and only rank 1 could move (to X).
+ * The lower id never yields for this, so the two do not swap places and
+ * meet again the wrong way round.  Where X is neither (we completed our
+ * part of it: a ring of 3 or more, the neighbour waiting for its own
+ * neighbour), yielding would gain nothing, and the wait goes on.  Only a
+ * hint: a yield is always safe, and a missed one leaves the threshold to
+ * end the wait, as before. */
+PCCL_FN void pccl_say_waits(const pccl_gpu *G, int b, uint64_t v)
+{
+    if (G->nranks > 1) pccl_st_rlx(pccl_waits_word(G->arena, b), v);
+}
+
+/* Might the next pass find X?  Queued (elsewhere than at pos), or an SQ
+ * entry not fetched yet (a look at the next record: block 0's across PCIe,
+ * the others' in device memory), with room in the queue to fetch it. */
+PCCL_COLD_FN int pccl_may_find(const pccl_blk *S, const pccl_gpu *G, int b, int32_t id)
+{
+    for (int i = 0; i < S->tq_len; i++)
+        if (i != S->pos && PCCL_TASK_ID(S->tq[i]) == id) return 1;
+    if (S->tq_len >= G->k.depth) return 0;
+    uint64_t depth = (uint64_t)G->k.depth, w[2], out[3];
+    if (b == 0) {
+        pccl_ld_pair(G->sq[S->sq_head % depth].w, w);
+        return pccl_sq_decode(w, S->sq_head, depth, out);
+    }
+    return (pccl_ld_gpu(&G->dsq[(size_t)b * depth + S->sq_head % depth]) >> 32) == ((S->sq_head + 1) & 0xffffffffull);
+}
+
+PCCL_COLD_FN int pccl_peer_waits(const pccl_blk *S, const pccl_gpu *G, int b)
+{
+    if (G->nranks < 2) return 0;
+    char *peer[2] = {G->prev_arena, G->next_arena};
+    for (int k = 0; k < 2 && (k == 0 || peer[1] != peer[0]); k++) {
+        if (!peer[k]) continue;
+        uint64_t v = pccl_ld_rlx(pccl_waits_word(peer[k], b));
+        if (v && v - 1 < (uint64_t)S->cur && pccl_may_find(S, G, b, (int32_t)(v - 1))) return 1;
+    }
+    return 0;
+}
+
 /* Polls the step's connectors up to the spin threshold.  On success fills
  * the job and returns 1; on timeout returns 0 (the collective is stuck).
+ * The first look that fails posts the wait, and every 64 polls the wait
+ * looks at the slice and at the neighbours' posts (pccl_peer_waits).
  * A sticky threshold is thousands of polls, and the slice may end inside:
  * the polls so far (S->waited) go with the cut launch's saved state, and
  * the next launch's wait goes on counting from there (pccl_end, pccl_pick).
@@ -589,12 +646,23 @@ PCCL_FN void pccl_fill(const pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
  * waited for one another for ever, cut and relaunched 240 times in 3 s. */
 PCCL_FN int pccl_wait(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
 {
-    for (int64_t i = S->waited, first = 1; !pccl_ready(S, G, b); i++, first = 0) {
-        if (first) pccl_flush_done(S, G); /* the completions before it need not wait too */
-        if (i >= S->th) { S->waited = 0; return 0; }
-        if ((i & 63) == 63 && pccl_cut_now(S, G)) { S->waited = i; return 0; }
+    int said = 0, ready = 0;
+    for (int64_t i = S->waited;; i++) {
+        if (pccl_ready(S, G, b)) { ready = 1; break; }
+        if (!said) { /* the first look failed */
+            pccl_flush_done(S, G); /* the completions before it need not wait too */
+            pccl_say_waits(G, b, S->cur + 1);
+            said = 1;
+        }
+        if (i >= S->th) { S->waited = 0; break; }
+        if ((i & 63) == 63) {
+            if (pccl_cut_now(S, G)) { S->waited = i; break; }
+            if (pccl_peer_waits(S, G, b)) { S->waited = 0; S->st.crossed++; break; }
+        }
         PCCL_POLL_PAUSE(i);
     }
+    if (said) pccl_say_waits(G, b, 0);
+    if (!ready) return 0;
     S->waited = 0;
     pccl_fill(S, G, b, j);
     return 1;

@@ -68,14 +68,14 @@ int dev_d2h(void *dst, const void *src, size_t n)
 
 const char *dev_last_error(void) { return last_error; }
 
-void dev_describe(char *buf, size_t len, int nranks)
+void dev_describe(char *buf, size_t len, int ndev)
 {
     size_t n = 0;
     buf[0] = 0;
     int driver = 0, runtime = 0;
     cudaDriverGetVersion(&driver);
     cudaRuntimeGetVersion(&runtime);
-    for (int d = 0; d < nranks && n < len; d++) {
+    for (int d = 0; d < ndev && n < len; d++) {
         struct cudaDeviceProp p;
         if (cudaGetDeviceProperties(&p, d) != cudaSuccess) snprintf(p.name, sizeof p.name, "?");
         n += (size_t)snprintf(buf + n, len - n, "%sGPU %d: %s", d ? "; " : "", d, p.name);
@@ -110,9 +110,9 @@ int dev_d2h(void *dst, const void *src, size_t n)
 
 const char *dev_last_error(void) { return "out of host memory"; }
 
-void dev_describe(char *buf, size_t len, int nranks)
+void dev_describe(char *buf, size_t len, int ndev)
 {
-    snprintf(buf, len, "pccl host backend: %d emulated GPUs (threads), no CUDA", nranks);
+    snprintf(buf, len, "pccl host backend: %d emulated GPUs (threads), no CUDA", ndev);
 }
 
 #endif

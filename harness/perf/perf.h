@@ -139,7 +139,7 @@ int dev_h2d(void *dst, const void *src, size_t n);
 int dev_d2h(void *dst, const void *src, size_t n);
 const char *dev_last_error(void);
 /* "GPU 0: NVIDIA H200; ..." or "host backend (no GPU)" */
-void dev_describe(char *buf, size_t len, int nranks);
+void dev_describe(char *buf, size_t len, int ndev); /* GPUs 0 .. ndev-1 */
 
 /* ---- the team of rank threads (rank.c) ------------------------------------ */
 

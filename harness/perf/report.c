@@ -39,6 +39,10 @@ static const char *split_csv_header =
     "commit_us,cq_us,daemon_us,host_us,preempt_per_iter_block,slowest_block_us\n";
 
 static int both_libs(const perf_team *T) { return (T->o->libs & 3u) == 3u; }
+/* The GPUs the ranks run on: with --share-gpu GPU 0 alone (a look at GPU 1 of
+ * a one-GPU host was an invalid device ordinal, which compute-sanitizer
+ * counts as an error). */
+static int perf_devices(const perf_team *T) { return T->o->share_gpu ? 1 : T->nranks; }
 
 static void fmt_time(char *b, size_t n, double us)
 {
@@ -68,7 +72,7 @@ void perf_report_header(perf_team *T)
     const perf_opts *o = T->o;
     char cmd[2048], libs[128], devs[2048], host[256] = "?";
     command_line(T, cmd, sizeof cmd);
-    dev_describe(devs, sizeof devs, T->nranks);
+    dev_describe(devs, sizeof devs, perf_devices(T));
     gethostname(host, sizeof host - 1);
     printf("# pccl-perf: %s\n", cmd);
     char step[64];
@@ -533,7 +537,7 @@ static int write_json(perf_team *T, const char *path)
     if (!f) return -1;
     char cmd[2048], devs[2048];
     command_line(T, cmd, sizeof cmd);
-    dev_describe(devs, sizeof devs, T->nranks);
+    dev_describe(devs, sizeof devs, perf_devices(T));
     fprintf(f, "{\n  \"program\": \"pccl-perf\",\n  \"command\": ");
     json_str(f, cmd);
     fprintf(f, ",\n  \"devices\": ");

@@ -148,12 +148,13 @@ int main(int argc, char **argv)
         if (now_s() - last_t > timeout_s) { hang = 1; break; }
     }
     double secs = now_s() - t0;
-    uint64_t pre = 0, quits = 0, launches = 0;
+    uint64_t pre = 0, crossed = 0, quits = 0, launches = 0;
     int blocks = 1;
     for (int g = 0; g < ngpus; g++) {
         pcclStats_t s;
         PC(pcclCommGetStats(comms[g], &s));
         pre += s.preemptions;
+        crossed += s.crossed;
         quits += s.quits;
         launches += s.launches;
         blocks = s.blocks;
@@ -163,9 +164,10 @@ int main(int argc, char **argv)
     const char *outcome = hang ? "HANG" : wrong ? "WRONG" : "COMPLETED";
     printf("RESULT pccl sync=%d chaos=%d gpus=%d iters=%d seed=%llu outcome=%s completed_iters=%ld "
            "collectives_completed=%ld wrong_elements=%ld seconds=%.2f preemptions_per_block=%.1f "
-           "quits_per_gpu=%.1f launches_per_gpu=%.1f blocks=%d\n",
+           "crossed_per_block=%.1f quits_per_gpu=%.1f launches_per_gpu=%.1f blocks=%d\n",
            do_sync, chaos, ngpus, iters, (unsigned long long)seed, outcome, done_min, (long)progress, (long)wrong,
-           secs, (double)pre / (ngpus * blocks), (double)quits / ngpus, (double)launches / ngpus, blocks);
+           secs, (double)pre / (ngpus * blocks), (double)crossed / (ngpus * blocks), (double)quits / ngpus,
+           (double)launches / ngpus, blocks);
     fflush(stdout);
     if (hang) _exit(3); /* threads are stuck: do not wait for them */
     for (int g = 0; g < ngpus; g++) pthread_join(t[g], NULL);

@@ -62,8 +62,9 @@ static int rank_main(int rank, int n, pcclUniqueId id, int iters, int sync)
     }
     pcclStats_t s;
     PC(pcclCommGetStats(comm, &s));
-    printf("rank %d (pid %d): %d iterations, %ld wrong elements, %llu preemptions, %llu quits\n", rank, getpid(),
-           iters, wrong, (unsigned long long)s.preemptions, (unsigned long long)s.quits);
+    printf("rank %d (pid %d): %d iterations, %ld wrong elements, %llu preemptions (%llu for a neighbour's wait), "
+           "%llu quits\n", rank, getpid(), iters, wrong, (unsigned long long)s.preemptions,
+           (unsigned long long)s.crossed, (unsigned long long)s.quits);
     for (int c = 0; c < DL_SCHED_NCOLL; c++) { pcclMemFree(comm, sb[c]); pcclMemFree(comm, rb[c]); }
     PC(pcclCommDestroy(comm));
     free(tmp);

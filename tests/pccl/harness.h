@@ -151,6 +151,7 @@ typedef struct {
 typedef struct {
     uint64_t completed[PT_MAX_RANKS];
     uint64_t preemptions; /* summed over ranks */
+    uint64_t crossed;     /* of them, for a neighbour's wait (pcclStats_t.crossed) */
     uint64_t quits_min;   /* the fewest quits of any rank */
     uint64_t launches;
     uint64_t syncs_min;   /* streams with sync: the fewest synchronizations a rank's second thread made */

@@ -363,6 +363,7 @@ int pt_random_order(const pt_rand_opts *o, pt_rand_stats *out)
             PT_OK(pcclCommGetStats(R->comms[r], &s));
             out->completed[r] = s.completed;
             out->preemptions += s.preemptions;
+            out->crossed += s.crossed;
             out->quits_min = r == 0 || s.quits < out->quits_min ? s.quits : out->quits_min;
             out->launches += s.launches;
             PT_CHECK(s.completed == (uint64_t)o->iters * NC, "%s: rank %d completed %llu invocations, expected %d",
@@ -371,8 +372,9 @@ int pt_random_order(const pt_rand_opts *o, pt_rand_stats *out)
     }
     out->failures = R->failures;
     if (getenv("PCCL_TEST_VERBOSE"))
-        fprintf(stderr, "\n  %s: %d iterations in %.2f s, preemptions %llu, min quits %llu, launches %llu\n",
-                o->name, o->iters, out->seconds, (unsigned long long)out->preemptions,
+        fprintf(stderr, "\n  %s: %d iterations in %.2f s, preemptions %llu (crossed %llu), min quits %llu, "
+                "launches %llu\n", o->name, o->iters, out->seconds, (unsigned long long)out->preemptions,
+                (unsigned long long)out->crossed,
                 (unsigned long long)out->quits_min, (unsigned long long)out->launches);
     pt_destroy(R->comms, G);
     for (int r = 0; r < G; r++)

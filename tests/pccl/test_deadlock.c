@@ -55,6 +55,37 @@ static void opposite(int G, int sync)
     run(&o, 1, sync);
 }
 
+/* Opposite orders with spin thresholds that no wait runs out of in the
+ * test's time (2^40 polls): only a ring neighbour's posted wait makes a rank
+ * yield (scheduler.h, pccl_peer_waits).  Without it, the two ranks' heads
+ * wait for each other until the watchdog fails the run. */
+static void no_threshold(int G, int blocks)
+{
+    pt_rand_opts o;
+    pt_rand_stats st;
+    char name[80];
+    snprintf(name, sizeof name, "opposite orders, %d gpus, %d block%s, no threshold", G, blocks,
+             blocks > 1 ? "s" : "");
+    pt_rand_defaults(&o, name, G, ck_scaled(30, 5));
+    o.opposite = 1;
+    o.blocks = blocks;
+    o.spin_head = o.spin_base = o.spin_min = 1L << 40;
+    o.sticky = 1;
+    o.watchdog_s = 20;
+    pt_begin(o.name, 600);
+    if (pt_random_order(&o, &st) == 0) {
+        PT_CHECK(st.crossed > 0, "%s: no yield for a neighbour's wait", o.name);
+        PT_CHECK(st.crossed == st.preemptions, "%s: %llu preemptions, %llu of them for a neighbour's wait: "
+                 "the others ran out a threshold of 2^40 polls", o.name, (unsigned long long)st.preemptions,
+                 (unsigned long long)st.crossed);
+    }
+    pt_end();
+}
+
+static void test_no_threshold_2(void) { no_threshold(2, 1); }
+static void test_no_threshold_3(void) { no_threshold(3, 1); }
+static void test_no_threshold_2_blocks(void) { no_threshold(2, 3); }
+
 static void test_opposite_2(void) { opposite(2, 0); }
 static void test_opposite_4(void) { opposite(4, 0); }
 static void test_opposite_3_sync(void) { opposite(3, 1); }
@@ -112,6 +143,9 @@ int pt_register_deadlock(void)
         !CU_add_test(s, "opposite orders, 2 gpus: preempts", test_opposite_2) ||
         !CU_add_test(s, "opposite orders, 4 gpus: preempts", test_opposite_4) ||
         !CU_add_test(s, "opposite orders + device sync, 3 gpus: preempts, quits", test_opposite_3_sync) ||
+        !CU_add_test(s, "opposite orders, no threshold, 2 gpus: a neighbour's wait", test_no_threshold_2) ||
+        !CU_add_test(s, "opposite orders, no threshold, 3 gpus: a neighbour's wait", test_no_threshold_3) ||
+        !CU_add_test(s, "opposite orders, no threshold, 3 blocks: a neighbour's wait", test_no_threshold_2_blocks) ||
         !CU_add_test(s, "random order, 3 gpus, 3 blocks", test_random_3_blocks3) ||
         !CU_add_test(s, "opposite orders, library default knobs", test_defaults) ||
         !CU_add_test(s, "random order + sync, library default knobs", test_defaults_sync))
