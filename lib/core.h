@@ -240,10 +240,12 @@ typedef struct {
     uint64_t gated;                /* 1 until the first primitive: wait for its gate (below) */
 } pccl_ctx;
 
-/* The arena's first lines: block b's, at b * PCCL_FLAG_PAD, holds 1 + the
- * collective that block waits for, 0 while it waits for none (written by
- * its leader, read by its ring neighbours' block b: scheduler.h,
- * pccl_peer_waits).  Connectors begin after them. */
+/* The arena's first lines: block b's, at b * PCCL_FLAG_PAD, holds in its
+ * low half 1 + the collective that block waits for, 0 while it waits for
+ * none, and in its high half 1 + a collective a neighbour waits for that
+ * this block cannot run yet, or 0 (written by its leader, read by its ring
+ * neighbours' block b: scheduler.h, pccl_peer_waits).  Connectors begin
+ * after them. */
 #define PCCL_ARENA_HDR ((size_t)PCCL_MAX_BLOCKS * PCCL_FLAG_PAD)
 PCCL_FN uint64_t *pccl_waits_word(char *arena, int b) { return (uint64_t *)(arena + (size_t)b * PCCL_FLAG_PAD); }
 

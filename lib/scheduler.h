@@ -595,9 +595,13 @@ PCCL_FN void pccl_fill(const pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
  * ranks, rank 2 waited for rank 1 in X, rank 1 for rank 0 in Y, rank 0 for
  * rank 2 in Y, and only rank 1 could move (to X).
  * The lower id never yields for this, so the two do not swap places and
- * meet again the wrong way round.  Where X is neither (we completed our
- * part of it: a ring of 3 or more, the neighbour waiting for its own
- * neighbour), yielding would gain nothing, and the wait goes on.  Only a
+ * meet again the wrong way round.  Where X is neither, yielding would gain
+ * nothing: we completed our part of it (a ring of 3 or more, the neighbour
+ * waiting for its own neighbour), or our host has not issued X yet.  The
+ * latter may wait for our head: a host that issues X only once its Y
+ * completed, beside a rank whose head X waits for it, waited out X's whole
+ * threshold.  So we post X beside our wait ("cannot run X yet"), and the
+ * neighbour whose wait is X yields it for ours, if it has ours queued.  Only a
  * hint: a yield is always safe, and a missed one leaves the threshold to
  * end the wait, as before. */
 PCCL_FN void pccl_say_waits(const pccl_gpu *G, int b, uint64_t v)
@@ -625,11 +629,20 @@ PCCL_COLD_FN int pccl_peer_waits(const pccl_blk *S, const pccl_gpu *G, int b)
 {
     if (G->nranks < 2) return 0;
     char *peer[2] = {G->prev_arena, G->next_arena};
+    uint64_t mine = (uint64_t)S->cur + 1, missing = 0; /* each 1 + an id, as posted */
     for (int k = 0; k < 2 && (k == 0 || peer[1] != peer[0]); k++) {
         if (!peer[k]) continue;
         uint64_t v = pccl_ld_rlx(pccl_waits_word(peer[k], b));
-        if (v && v - 1 < (uint64_t)S->cur && pccl_may_find(S, G, b, (int32_t)(v - 1))) return 1;
+        uint64_t theirs = v & 0xffffffffull, lacks = v >> 32;
+        if (!theirs || theirs == mine) continue;
+        if (theirs < mine) { /* it waits for a lower one: run that, or say we cannot yet */
+            if (pccl_may_find(S, G, b, (int32_t)(theirs - 1))) return 1;
+            missing = theirs;
+        } else if (lacks == mine && pccl_may_find(S, G, b, (int32_t)(theirs - 1))) {
+            return 1; /* it cannot run ours, and waits for one we can run */
+        }
     }
+    if (missing) pccl_say_waits(G, b, mine | missing << 32);
     return 0;
 }
 

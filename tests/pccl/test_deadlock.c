@@ -86,6 +86,49 @@ static void test_no_threshold_2(void) { no_threshold(2, 1); }
 static void test_no_threshold_3(void) { no_threshold(3, 1); }
 static void test_no_threshold_2_blocks(void) { no_threshold(2, 3); }
 
+/* A rank that issues X only once its Y completed, beside a rank that issued
+ * X then Y (a dependency on the host, as a pipeline stage's), with spin
+ * thresholds no wait runs out of: rank 0's head X waits for rank 1, which
+ * cannot run X before Y completes, and whose Y waits for rank 0.  Rank 1
+ * posts that it cannot find X, and rank 0 yields X for Y (scheduler.h,
+ * pccl_peer_waits).  Without that, pcclWait on rank 1's Y never returns and
+ * the watchdog fails the run. */
+#define DEP_COUNT 1000
+static void test_issued_later(void)
+{
+    pt_begin("a rank that issues X after Y completes", 20);
+    pcclConfig_t cfg = pt_config(1, 1024);
+    cfg.spinHead = cfg.spinBase = cfg.spinMin = 1L << 40;
+    cfg.sticky = 1;
+    pcclComm_t c[2];
+    if (pt_init(c, 2, &cfg)) { pt_end(); return; }
+    static int32_t in[2][2][DEP_COUNT], out[2][2][DEP_COUNT];
+    int id[2][2];
+    for (int r = 0; r < 2; r++)
+        for (int k = 0; k < 2; k++) {
+            PT_OK(pcclRegisterAllReduce(c[r], DEP_COUNT, pcclInt32, pcclSum, 0, &id[r][k]));
+            for (int i = 0; i < DEP_COUNT; i++) in[r][k][i] = (r + 1) * (k + 1) * 1000 + i;
+        }
+    enum { X, Y };
+    PT_OK(pcclRun(c[0], id[0][X], in[0][X], out[0][X], NULL, NULL));
+    PT_OK(pcclRun(c[0], id[0][Y], in[0][Y], out[0][Y], NULL, NULL));
+    PT_OK(pcclRun(c[1], id[1][Y], in[1][Y], out[1][Y], NULL, NULL));
+    PT_OK(pcclWait(c[1], id[1][Y]));
+    PT_OK(pcclRun(c[1], id[1][X], in[1][X], out[1][X], NULL, NULL));
+    for (int r = 0; r < 2; r++) PT_OK(pcclWaitAll(c[r]));
+    int wrong = 0;
+    for (int r = 0; r < 2; r++)
+        for (int k = 0; k < 2; k++)
+            for (int i = 0; i < DEP_COUNT; i++) wrong += out[r][k][i] != in[0][k][i] + in[1][k][i];
+    PT_CHECK(wrong == 0, "%d wrong elements", wrong);
+    pcclStats_t s;
+    PT_OK(pcclDeviceSynchronize(c[0])); /* the counts are published when a launch ends */
+    PT_OK(pcclCommGetStats(c[0], &s));
+    PT_CHECK(s.crossed > 0, "rank 0 never yielded for its neighbour's wait");
+    pt_destroy(c, 2);
+    pt_end();
+}
+
 static void test_opposite_2(void) { opposite(2, 0); }
 static void test_opposite_4(void) { opposite(4, 0); }
 static void test_opposite_3_sync(void) { opposite(3, 1); }
@@ -146,6 +189,7 @@ int pt_register_deadlock(void)
         !CU_add_test(s, "opposite orders, no threshold, 2 gpus: a neighbour's wait", test_no_threshold_2) ||
         !CU_add_test(s, "opposite orders, no threshold, 3 gpus: a neighbour's wait", test_no_threshold_3) ||
         !CU_add_test(s, "opposite orders, no threshold, 3 blocks: a neighbour's wait", test_no_threshold_2_blocks) ||
+        !CU_add_test(s, "X issued after Y completes, no threshold: a neighbour's wait", test_issued_later) ||
         !CU_add_test(s, "random order, 3 gpus, 3 blocks", test_random_3_blocks3) ||
         !CU_add_test(s, "opposite orders, library default knobs", test_defaults) ||
         !CU_add_test(s, "random order + sync, library default knobs", test_defaults_sync))
