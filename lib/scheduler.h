@@ -89,6 +89,7 @@ typedef struct {
     uint64_t pend_hdr;             /* and the header of the slot it sent */
     pccl_ctx act;     /* the active context slot */
     int32_t act_task; /* between passes, the task whose context act holds as in memory (pccl_take), else -1 */
+    int32_t posted;   /* our wait word (pccl_say_waits) is set: a wait, or one a cut launch left */
     pccl_job job[2];  /* the step being moved, and the next one */
     pccl_blk_stats st;
     int32_t *tq;      /* task queue: collective ids, in scheduling order */
@@ -417,6 +418,7 @@ PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
     S->resume = (int32_t)G->saved[b].pos;
     S->act_task = -1;
     S->carry = G->saved[b].waited;
+    S->posted = S->carry != 0; /* a wait the slice cut stays posted (pccl_wait) */
     /* the first pass follows no pass without progress: not stuck, no look
      * at the abort flag (pinned memory, which every block with work would
      * read at once then) */
@@ -659,22 +661,30 @@ PCCL_COLD_FN int pccl_peer_waits(const pccl_blk *S, const pccl_gpu *G, int b)
  * waited for one another for ever, cut and relaunched 240 times in 3 s. */
 PCCL_FN int pccl_wait(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
 {
-    int said = 0, ready = 0;
-    for (int64_t i = S->waited;; i++) {
+    int first = 1, ready = 0, cut = 0;
+    for (int64_t i = S->waited;; i++, first = 0) {
         if (pccl_ready(S, G, b)) { ready = 1; break; }
-        if (!said) { /* the first look failed */
+        if (first) {
             pccl_flush_done(S, G); /* the completions before it need not wait too */
             pccl_say_waits(G, b, S->cur + 1);
-            said = 1;
+            S->posted = 1;
         }
         if (i >= S->th) { S->waited = 0; break; }
         if ((i & 63) == 63) {
-            if (pccl_cut_now(S, G)) { S->waited = i; break; }
+            if (pccl_cut_now(S, G)) { S->waited = i; cut = 1; break; }
             if (pccl_peer_waits(S, G, b)) { S->waited = 0; S->st.crossed++; break; }
         }
         PCCL_POLL_PAUSE(i);
     }
-    if (said) pccl_say_waits(G, b, 0);
+    /* A wait the slice cut goes on in the next launch, and stays posted
+     * meanwhile: ranks in separate processes sharing one GPU take turns on
+     * it, so a neighbour mostly runs while we do not, and with our word
+     * cleared at each cut it never saw our wait (two processes in random
+     * orders with thresholds of 2^40 polls stood still for seconds). */
+    if (S->posted && !cut) {
+        pccl_say_waits(G, b, 0);
+        S->posted = 0;
+    }
     if (!ready) return 0;
     S->waited = 0;
     pccl_fill(S, G, b, j);

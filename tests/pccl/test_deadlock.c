@@ -55,19 +55,21 @@ static void opposite(int G, int sync)
     run(&o, 1, sync);
 }
 
-/* Opposite orders with spin thresholds that no wait runs out of in the
- * test's time (2^40 polls): only a ring neighbour's posted wait makes a rank
- * yield (scheduler.h, pccl_peer_waits).  Without it, the two ranks' heads
- * wait for each other until the watchdog fails the run. */
-static void no_threshold(int G, int blocks)
+/* Opposite (or random) orders with spin thresholds that no wait runs out of
+ * in the test's time (2^40 polls): only a ring neighbour's posted wait makes
+ * a rank yield (scheduler.h, pccl_peer_waits).  Without it, the two ranks'
+ * heads wait for each other until the watchdog fails the run. */
+static void no_threshold_run(int G, int blocks, int opposite, int sync)
 {
     pt_rand_opts o;
     pt_rand_stats st;
-    char name[80];
-    snprintf(name, sizeof name, "opposite orders, %d gpus, %d block%s, no threshold", G, blocks,
-             blocks > 1 ? "s" : "");
+    char name[96];
+    snprintf(name, sizeof name, "%s orders%s, %d gpus, %d block%s, no threshold", opposite ? "opposite" : "random",
+             sync ? " + sync" : "", G, blocks, blocks > 1 ? "s" : "");
     pt_rand_defaults(&o, name, G, ck_scaled(30, 5));
-    o.opposite = 1;
+    o.opposite = opposite;
+    o.sync = sync;
+    o.seed = (uint64_t)(100 + G);
     o.blocks = blocks;
     o.spin_head = o.spin_base = o.spin_min = 1L << 40;
     o.sticky = 1;
@@ -82,9 +84,12 @@ static void no_threshold(int G, int blocks)
     pt_end();
 }
 
-static void test_no_threshold_2(void) { no_threshold(2, 1); }
-static void test_no_threshold_3(void) { no_threshold(3, 1); }
-static void test_no_threshold_2_blocks(void) { no_threshold(2, 3); }
+static void test_no_threshold_2(void) { no_threshold_run(2, 1, 1, 0); }
+static void test_no_threshold_3(void) { no_threshold_run(3, 1, 1, 0); }
+static void test_no_threshold_2_blocks(void) { no_threshold_run(2, 3, 1, 0); }
+/* The paper's test itself: each rank its own random order per iteration */
+static void test_no_threshold_random_4(void) { no_threshold_run(4, 1, 0, 0); }
+static void test_no_threshold_random_3_sync(void) { no_threshold_run(3, 1, 0, 1); }
 
 /* A rank that issues X only once its Y completed, beside a rank that issued
  * X then Y (a dependency on the host, as a pipeline stage's), with spin
@@ -190,6 +195,9 @@ int pt_register_deadlock(void)
         !CU_add_test(s, "opposite orders, no threshold, 3 gpus: a neighbour's wait", test_no_threshold_3) ||
         !CU_add_test(s, "opposite orders, no threshold, 3 blocks: a neighbour's wait", test_no_threshold_2_blocks) ||
         !CU_add_test(s, "X issued after Y completes, no threshold: a neighbour's wait", test_issued_later) ||
+        !CU_add_test(s, "random orders, no threshold, 4 gpus: a neighbour's wait", test_no_threshold_random_4) ||
+        !CU_add_test(s, "random orders + sync, no threshold, 3 gpus: a neighbour's wait",
+                     test_no_threshold_random_3_sync) ||
         !CU_add_test(s, "random order, 3 gpus, 3 blocks", test_random_3_blocks3) ||
         !CU_add_test(s, "opposite orders, library default knobs", test_defaults) ||
         !CU_add_test(s, "random order + sync, library default knobs", test_defaults_sync))
