@@ -367,8 +367,8 @@ typedef struct {
     uint64_t ns_life;   /* SQ read to completion, summed over invocations  */
     uint64_t sm;        /* 1 + the SM the block runs on (its latest launch); 0: not known */
     uint64_t slices;    /* quits because the time slice ran out (PCCL_SLICE_US) */
-    uint64_t crossed;   /* preemptions before the threshold: a ring neighbour
-                           waited for another collective (pccl_peer_waits) */
+    uint64_t crossed;   /* preemptions before the threshold: a ring neighbour's
+                           posted wait showed it waits for us (pccl_peer_waits) */
     /* The latest launch, on the daemon's clock (PCCL_NOW_NS), for the
      * relaunch's cost split (lib/slice.c): its start, the slice's cut (0:
      * none), its first collective picked and its first step (0: none), its

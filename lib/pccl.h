@@ -176,9 +176,10 @@ typedef struct {
     uint64_t slices;       /* daemon launches ended by the time slice (PCCL_SLICE_US), not
                               idleness: block 0's count, or the block's own */
     uint64_t crossed;      /* of the preemptions, those made before the spin threshold ran
-                              out, because the ring neighbour waited for another collective
-                              this block had queued, with a lower id (collectives invoked in
-                              different orders on different ranks) */
+                              out because a ring neighbour's posted wait showed that it waits
+                              for this block: for another collective this block can run, with
+                              a lower id, or for ours, which it cannot run yet (collectives
+                              invoked in different orders on different ranks) */
 } pcclStats_t;
 
 const char *pcclGetErrorString(pcclResult_t result);
