@@ -313,6 +313,10 @@ PCCL_FN int pccl_fetch_host(pccl_blk *S, const pccl_gpu *G, uint64_t now)
     return n;
 }
 
+/* A device SQ word (pccl_hand_on_lanes) holds entry `head` of its block:
+ * its high half is that entry's number + 1. */
+PCCL_FN int pccl_dsq_is(uint64_t e, uint64_t head) { return (e >> 32) == ((head + 1) & 0xffffffffull); }
+
 /* Takes the new entries of the block's SQ (block 0: the host's, in pinned
  * memory; the others: the one block 0 fills, in device memory) into the
  * task queue. */
@@ -337,13 +341,13 @@ PCCL_FN int pccl_fetch(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
      * (0.5-0.7 us on one H100) to find, most often, nothing. */
     uint64_t *sq = G->dsq + (size_t)b * G->k.depth;
     uint64_t e = pccl_ld_acq(&sq[S->sq_head % G->k.depth]);
-    while (S->tq_len < G->k.depth && (e >> 32) == ((S->sq_head + 1) & 0xffffffffull)) {
+    while (S->tq_len < G->k.depth && pccl_dsq_is(e, S->sq_head)) {
         uint64_t next = pccl_ld_gpu(&sq[(S->sq_head + 1) % G->k.depth]);
         uint32_t lane = PCCL_TASK_LANE((uint32_t)e), raw = (uint32_t)e & ~PCCL_LANE_MASK;
         pccl_take(S, G, raw, G->dargs[raw & PCCL_SQ_ID_MASK], now, lane); /* one 16-byte read */
         S->sq_head++;
         n++;
-        if ((next >> 32) != ((S->sq_head + 1) & 0xffffffffull)) break;
+        if (!pccl_dsq_is(next, S->sq_head)) break;
         e = pccl_ld_acq(&sq[S->sq_head % G->k.depth]); /* there: what it names is read behind an acquire */
     }
     return n;
@@ -619,12 +623,9 @@ PCCL_COLD_FN int pccl_may_find(const pccl_blk *S, const pccl_gpu *G, int b, int3
     for (int i = 0; i < S->tq_len; i++)
         if (i != S->pos && PCCL_TASK_ID(S->tq[i]) == id) return 1;
     if (S->tq_len >= G->k.depth) return 0;
-    uint64_t depth = (uint64_t)G->k.depth, w[2], out[3];
-    if (b == 0) {
-        pccl_ld_pair(G->sq[S->sq_head % depth].w, w);
-        return pccl_sq_decode(w, S->sq_head, depth, out);
-    }
-    return (pccl_ld_gpu(&G->dsq[(size_t)b * depth + S->sq_head % depth]) >> 32) == ((S->sq_head + 1) & 0xffffffffull);
+    uint64_t depth = (uint64_t)G->k.depth, rec[1][3];
+    if (b == 0) return pccl_sq_read(G->sq, depth, S->sq_head, 1, rec);
+    return pccl_dsq_is(pccl_ld_gpu(&G->dsq[(size_t)b * depth + S->sq_head % depth]), S->sq_head);
 }
 
 PCCL_COLD_FN int pccl_peer_waits(const pccl_blk *S, const pccl_gpu *G, int b)
