@@ -220,8 +220,20 @@ typedef struct {
     uint64_t chunk_elems; /* elements per connector slot                    */
     uint64_t ngroups;     /* groups of ilv loops over the data              */
     uint64_t conn_off;    /* this collective's connectors, same offset in every arena */
+    /* Derived at registration (pccl_coll_derive), so that a step divides
+     * nothing: 64-bit divisions are subroutines on the GPU, run by the
+     * leader alone while the block waits for its job. */
+    uint64_t loops;       /* pccl_total_loops                               */
+    uint64_t slot;        /* pccl_slot_bytes: one connector slot            */
+    uint64_t stride;      /* pccl_conn_stride: one lane's connectors        */
     uint16_t steps[PCCL_MAX_STEPS + 1];
 } pccl_coll;
+/* pccl_coll_load copies it in 8-byte words */
+#ifdef __cplusplus
+static_assert(offsetof(pccl_coll, steps) % 8 == 0 && sizeof(pccl_coll) % 8 == 0, "pccl_coll's words");
+#else
+_Static_assert(offsetof(pccl_coll, steps) % 8 == 0 && sizeof(pccl_coll) % 8 == 0, "pccl_coll's words");
+#endif
 
 /* Dynamic context of one collective on one block: where it stopped.  The
  * connector step counters live on across invocations (the rings are the
@@ -654,7 +666,7 @@ PCCL_FN size_t pccl_ctx_slot(const pccl_coll *c, int32_t id, int blocks, uint32_
 /* Loops in a group (the last one may have fewer; an empty collective's one). */
 PCCL_FN uint32_t pccl_group_loops(const pccl_coll *c, uint64_t group)
 {
-    uint64_t l = pccl_total_loops(c), first = group * c->ilv;
+    uint64_t l = c->loops, first = group * c->ilv;
     if (l <= first) return 1;
     return l - first < c->ilv ? (uint32_t)(l - first) : c->ilv;
 }
@@ -667,8 +679,10 @@ PCCL_FN void pccl_chunk(const pccl_coll *c, uint64_t loop, int chunk, uint64_t *
     uint64_t n = c->count, span = pccl_loop_span(c);
     uint64_t o = loop * span < n ? loop * span : n, hi = o + span < n ? o + span : n, end;
     if (pccl_split_loop(c)) { /* ring all-reduce: the loop's span is cut into nranks chunks */
-        uint64_t cs = (hi - o + c->nranks - 1) / c->nranks;
-        cs = (cs + 15) & ~(uint64_t)15;
+        /* A whole loop's chunks are chunk_elems (a multiple of 16): only the
+         * last, short loop divides. */
+        uint64_t cs = c->chunk_elems;
+        if (hi - o != span) cs = ((hi - o + c->nranks - 1) / c->nranks + 15) & ~(uint64_t)15;
         uint64_t s = o + cs * chunk < hi ? o + cs * chunk : hi;
         end = s + cs < hi ? s + cs : hi;
         *in_off = *out_off = s;
@@ -693,6 +707,36 @@ PCCL_FN size_t pccl_conn_stride(const pccl_coll *c, int slots)
 {
     size_t s = pccl_conn_ring(slots) + (size_t)slots * pccl_slot_bytes(c);
     return (s + 255) & ~(size_t)255;
+}
+/* The fields a step would otherwise compute (register.c, once the chunk,
+ * the groups and the protocol are set). */
+PCCL_FN void pccl_coll_derive(pccl_coll *c, int slots)
+{
+    c->loops = pccl_total_loops(c);
+    c->slot = pccl_slot_bytes(c);
+    c->stride = pccl_conn_stride(c, slots);
+}
+/* A collective's static context into a block's copy (scheduler.h,
+ * pccl_pick): its fields and its first 16 steps' codes (every program of up
+ * to 8 ranks) staged through registers, so that the loads go out together
+ * (one L2 round trip; copied word by word, a shared store between each two
+ * loads, they need not); the rest of the program only where it is longer. */
+#define PCCL_COLL_HEAD_WORDS (offsetof(pccl_coll, steps) / 8 + 4)
+PCCL_FN void pccl_coll_load(pccl_coll *d, const pccl_coll *s)
+{
+    const uint64_t *a = (const uint64_t *)s;
+    uint64_t *b = (uint64_t *)d, w[PCCL_COLL_HEAD_WORDS];
+    for (size_t i = 0; i < PCCL_COLL_HEAD_WORDS; i++) w[i] = a[i];
+    for (size_t i = 0; i < PCCL_COLL_HEAD_WORDS; i++) b[i] = w[i];
+    if (d->nsteps > 16)
+        for (size_t i = PCCL_COLL_HEAD_WORDS; i < sizeof *s / 8; i++) b[i] = a[i];
+}
+/* Step t's slot in a ring of `slots`: a mask where slots is a power of two
+ * (the default), rather than a 64-bit remainder. */
+PCCL_FN uint64_t pccl_slot_of(uint64_t t, int slots)
+{
+    uint64_t s = (uint64_t)slots;
+    return (s & (s - 1)) == 0 ? t & (s - 1) : t % s;
 }
 
 /* Host-side helpers (lib/prog.c). */

@@ -165,6 +165,7 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
         set_groups(&d, c);
     }
     pccl_build_program(&d);
+    pccl_coll_derive(&d, c->G.k.slots);
 
     /* The id and the arena range are taken under the lock, the upload is
      * made without it: a driver call may wait for the GPU (a lazy module
@@ -179,7 +180,7 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
     pcclResult_t r = pcclSuccess;
     /* One rank has no peer and reads and writes no connector: no arena (a
      * 128 MiB collective took 64 MiB of it, 1 GiB filled at 16 of them). */
-    size_t need = c->nranks == 1 ? 0 : pccl_conn_stride(&d, c->G.k.slots) * (size_t)d.used;
+    size_t need = c->nranks == 1 ? 0 : d.stride * (size_t)d.used;
     int i = c->ncolls;
     if (c->ncolls >= c->G.k.max_colls)
         r = pccl_err(c, pcclInvalidUsage, "%s: %d collectives registered already (PCCL_MAX_COLLS)", fn, c->ncolls);

@@ -88,6 +88,12 @@ typedef struct {
     uint64_t pend_tail, pend_head; /* a step's counters not yet posted (0: none) */
     uint64_t pend_hdr;             /* and the header of the slot it sent */
     pccl_ctx act;     /* the active context slot */
+    /* The active collective's static context, copied when a pick changes
+     * collective: a step reads a dozen of its fields, from device memory an
+     * L2 round trip after every acquire (each empties the SM's L1), from
+     * here at once.  Collectives never change once registered. */
+    pccl_coll ac;
+    int32_t ac_id;    /* whose context ac holds (-1: none) */
     int32_t act_task; /* between passes, the task whose context act holds as in memory (pccl_take), else -1 */
     int32_t posted;   /* our wait word (pccl_say_waits) is set: a wait, or one a cut launch left */
     pccl_job job[2];  /* the step being moved, and the next one */
@@ -225,6 +231,11 @@ PCCL_FN int pccl_hand_on(pccl_blk *S, const pccl_gpu *G, uint32_t raw, pccl_args
 PCCL_FN pccl_ctx *pccl_ctx_of(const pccl_gpu *G, int32_t id, uint32_t lane)
 {
     return &G->ctx[pccl_ctx_slot(&G->colls[id], id, G->k.blocks, lane)];
+}
+/* The active collective's context in memory (its lane's slot). */
+PCCL_FN pccl_ctx *pccl_act_ctx(const pccl_blk *S, const pccl_gpu *G)
+{
+    return &G->ctx[pccl_ctx_slot(&S->ac, S->cur, G->k.blocks, S->lane)];
 }
 
 /* A fetched invocation into the block's context and task queue.  Taken
@@ -421,6 +432,7 @@ PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
     pccl_next_check(S, G, now);
     S->resume = (int32_t)G->saved[b].pos;
     S->act_task = -1;
+    S->ac_id = -1;
     S->carry = G->saved[b].waited;
     S->posted = S->carry != 0; /* a wait the slice cut stays posted (pccl_wait) */
     /* the first pass follows no pass without progress: not stuck, no look
@@ -512,7 +524,11 @@ PCCL_FN int pccl_pick(pccl_blk *S, const pccl_gpu *G, int b)
     S->cur = PCCL_TASK_ID(S->tq[S->pos]);
     S->lane = PCCL_TASK_LANE(S->tq[S->pos]);
     if (!S->st.t_pick) S->st.t_pick = PCCL_NOW_NS(); /* one clock read per launch */
-    if (S->act_task != S->tq[S->pos]) S->act = *pccl_ctx_of(G, S->cur, S->lane);
+    if (S->ac_id != S->cur) {
+        pccl_coll_load(&S->ac, &G->colls[S->cur]);
+        S->ac_id = S->cur;
+    }
+    if (S->act_task != S->tq[S->pos]) S->act = *pccl_act_ctx(S, G);
     S->act_task = -1; /* act changes from here on: saved at the pass's end */
     S->act_dirty = 0;
     S->th = S->th_init = G->k.chaos ? 1 + (int64_t)(pccl_rand(&S->rng) % 4) : pccl_threshold(&G->k, S->pos);
@@ -524,14 +540,14 @@ PCCL_FN int pccl_pick(pccl_blk *S, const pccl_gpu *G, int b)
 /* Lane `lane`'s connectors of collective c in an arena (ours, or a peer's). */
 PCCL_FN char *pccl_conn(char *arena, const pccl_coll *c, const pccl_gpu *G, uint32_t lane)
 {
-    return arena + c->conn_off + (size_t)lane * pccl_conn_stride(c, G->k.slots);
+    return arena + c->conn_off + (size_t)lane * c->stride;
 }
 
 /* One look at the step's connectors: is its input there (RECV) and its
  * send slot free (SEND)? */
 PCCL_FN int pccl_ready(const pccl_blk *S, const pccl_gpu *G, int b)
 {
-    const pccl_coll *c = &G->colls[S->cur];
+    const pccl_coll *c = &S->ac;
     int f = PCCL_STEP_FLAGS(c->steps[S->act.step]);
     char *mine = pccl_conn(G->arena, c, G, S->lane);
     /* A stream-ordered invocation (lib/stream.c) may read its input only once
@@ -543,7 +559,7 @@ PCCL_FN int pccl_ready(const pccl_blk *S, const pccl_gpu *G, int b)
     if (f & PCCL_RECV) {
         if (!(f & PCCL_LL) ? pccl_ld_acq((const uint64_t *)(mine + PCCL_CONN_TAIL)) <= S->act.recv_step
                            : !pccl_ll_arrived(mine + pccl_conn_ring(G->k.slots) +
-                                                  (S->act.recv_step % G->k.slots) * pccl_slot_bytes(c),
+                                                  pccl_slot_of(S->act.recv_step, G->k.slots) * c->slot,
                                               S->act.recv_step))
             return 0;
     }
@@ -556,18 +572,18 @@ PCCL_FN int pccl_ready(const pccl_blk *S, const pccl_gpu *G, int b)
 /* The job of the active step: operands, results, count. */
 PCCL_FN void pccl_fill(const pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
 {
-    const pccl_coll *c = &G->colls[S->cur];
+    const pccl_coll *c = &S->ac;
     uint16_t s = c->steps[S->act.step];
     int f = PCCL_STEP_FLAGS(s), slots = G->k.slots;
     char *mine = pccl_conn(G->arena, c, G, S->lane);
     uint64_t in_off, out_off, cnt;
     pccl_chunk(c, S->act.group * c->ilv + S->act.loop, PCCL_STEP_CHUNK(s), &in_off, &out_off, &cnt);
-    size_t slot = pccl_slot_bytes(c), ring = pccl_conn_ring(slots);
-    j->a = (f & PCCL_RECV) ? mine + ring + (S->act.recv_step % slots) * slot : NULL;
+    size_t slot = c->slot, ring = pccl_conn_ring(slots);
+    j->a = (f & PCCL_RECV) ? mine + ring + pccl_slot_of(S->act.recv_step, slots) * slot : NULL;
     j->b = (f & PCCL_IN) ? (const char *)S->act.sendbuf + in_off * c->esize : NULL;
     j->d0 = (f & PCCL_OUT) ? (char *)S->act.recvbuf + out_off * c->esize : NULL;
     j->d1 = (f & PCCL_SEND)
-                ? pccl_conn(G->next_arena, c, G, S->lane) + ring + (S->act.send_step % slots) * slot
+                ? pccl_conn(G->next_arena, c, G, S->lane) + ring + pccl_slot_of(S->act.send_step, slots) * slot
                 : NULL;
     j->n = cnt;
     j->dtype = c->dtype;
@@ -705,7 +721,7 @@ PCCL_FN int pccl_wait(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
  * the group ends (rank r at step r; a chain's ranks in their only step). */
 PCCL_FN uint64_t pccl_claim(const pccl_blk *S, const pccl_gpu *G)
 {
-    const pccl_coll *c = &G->colls[S->cur];
+    const pccl_coll *c = &S->ac;
     /* Each invocation takes exactly ngroups claims: every block claims once
      * per group it runs (ngroups - used succeed) and once more in vain. */
     uint64_t k = pccl_add_gpu(&G->claims[S->cur], 1) - (S->act.inv - 1) * c->ngroups;
@@ -719,13 +735,13 @@ PCCL_FN uint64_t pccl_claim(const pccl_blk *S, const pccl_gpu *G)
  * complete.  Returns 1 while the collective has more primitives to run. */
 PCCL_FN int pccl_advance(pccl_blk *S, const pccl_gpu *G, int b)
 {
-    const pccl_coll *c = &G->colls[S->cur];
+    const pccl_coll *c = &S->ac;
     int f = PCCL_STEP_FLAGS(c->steps[S->act.step]);
     if (c->dyn && !S->act.next) {
         if (c->claimer) S->act.next = pccl_claim(S, G);
         else if (f & PCCL_RECV) /* what the sender knew, read before the head frees the slot */
             S->act.next = pccl_ld_acq((const uint64_t *)(pccl_conn(G->arena, c, G, S->lane) + PCCL_CONN_HDR +
-                                                         (S->act.recv_step % G->k.slots) * 8));
+                                                         pccl_slot_of(S->act.recv_step, G->k.slots) * 8));
     }
     if (f & PCCL_SEND) { /* LL: the data carried its flags, no tail to post */
         ++S->act.send_step;
@@ -764,10 +780,10 @@ PCCL_FN int pccl_advance(pccl_blk *S, const pccl_gpu *G, int b)
 PCCL_FN void pccl_post(pccl_blk *S, const pccl_gpu *G, int b)
 {
     if (!S->pend_tail && !S->pend_head) return;
-    const pccl_coll *c = &G->colls[S->cur];
+    const pccl_coll *c = &S->ac;
     char *next = pccl_conn(G->next_arena, c, G, S->lane);
     if (S->pend_tail && c->dyn)
-        pccl_st_post((uint64_t *)(next + PCCL_CONN_HDR + ((S->pend_tail - 1) % G->k.slots) * 8), S->pend_hdr);
+        pccl_st_post((uint64_t *)(next + PCCL_CONN_HDR + pccl_slot_of(S->pend_tail - 1, G->k.slots) * 8), S->pend_hdr);
     pccl_fence_rel();
     if (S->pend_tail) pccl_st_post((uint64_t *)(next + PCCL_CONN_TAIL), S->pend_tail);
     if (S->pend_head) pccl_st_post((uint64_t *)(pccl_conn(G->prev_arena, c, G, S->lane) + PCCL_CONN_HEAD), S->pend_head);
@@ -779,14 +795,14 @@ PCCL_FN void pccl_post(pccl_blk *S, const pccl_gpu *G, int b)
  * pccl_flush_done. */
 PCCL_FN void pccl_complete(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
 {
-    *pccl_ctx_of(G, S->cur, S->lane) = S->act;
+    *pccl_act_ctx(S, G) = S->act;
     S->st.completions++;
     if (G->k.profile) S->st.ns_life += now - S->act.t_fetch;
     for (int i = S->pos; i + 1 < S->tq_len; i++) S->tq[i] = S->tq[i + 1];
     S->tq_len--;
     /* A collective on one block (every small one) needs no count: an
      * atomic round trip less on its critical path. */
-    uint32_t used = G->colls[S->cur].used;
+    uint32_t used = S->ac.used;
     if (used > 1) {
         if (pccl_add_gpu(&G->done[S->cur], 1) + 1 < (uint64_t)used) return;
         G->done[S->cur] = 0; /* no block touches it again before the next invocation */
@@ -804,7 +820,7 @@ PCCL_FN void pccl_complete(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
  * saving) and move on. */
 PCCL_FN void pccl_preempt(pccl_blk *S, const pccl_gpu *G, int b)
 {
-    if (S->act_dirty) *pccl_ctx_of(G, S->cur, S->lane) = S->act;
+    if (S->act_dirty) *pccl_act_ctx(S, G) = S->act;
     S->st.preemptions++;
     S->pos++;
 }
@@ -813,7 +829,7 @@ PCCL_FN void pccl_preempt(pccl_blk *S, const pccl_gpu *G, int b)
  * keeps its place, where the next launch resumes the pass. */
 PCCL_FN void pccl_stop_cut(pccl_blk *S, const pccl_gpu *G, int b)
 {
-    if (S->act_dirty) *pccl_ctx_of(G, S->cur, S->lane) = S->act;
+    if (S->act_dirty) *pccl_act_ctx(S, G) = S->act;
 }
 
 /* The block's totals to pinned memory, where the host reads them at any

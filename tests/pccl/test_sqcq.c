@@ -3,7 +3,9 @@
  * batched look at the SQ takes exactly the records that are there, in
  * order, and no record a word of which is still old; the completions a
  * block gathered go out on consecutive tickets, in order, each with its
- * completion flag.  End to end, every host suite runs them. */
+ * completion flag; a step's geometry (the chunk, the loops, the slot),
+ * computed without dividing, is the plain formula's.  End to end, every
+ * host suite runs them. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -287,6 +289,108 @@ static void test_place_groups(void)
     pt_end();
 }
 
+/* The twins: a step's geometry as core.h computed it before the fields
+ * derived at registration (every term divided out). */
+static uint64_t geo_span(const pccl_coll *c) { return pccl_split_loop(c) ? c->chunk_elems * c->nranks : c->chunk_elems; }
+static void geo_chunk(const pccl_coll *c, uint64_t loop, int chunk, uint64_t *in, uint64_t *out, uint64_t *cnt)
+{
+    uint64_t n = c->count, span = geo_span(c), o = MIN(loop * span, n), hi = MIN(o + span, n);
+    if (pccl_split_loop(c)) {
+        uint64_t cs = ((hi - o + c->nranks - 1) / c->nranks + 15) & ~(uint64_t)15, s = MIN(o + cs * chunk, hi);
+        *in = *out = s;
+        *cnt = MIN(s + cs, hi) - s;
+        return;
+    }
+    *cnt = hi - o;
+    *in = *out = o;
+    if (c->type == 1) *out += (uint64_t)chunk * c->count;
+    if (c->type == 2) *in += (uint64_t)chunk * c->count;
+}
+
+static void test_geometry(void)
+{
+    static const uint64_t counts[] = {0, 1, 15, 16, 17, 100, 1000, 4096, 65537, 20003};
+    static const uint64_t chunks[] = {16, 32, 48, 256, 4096};
+    uint64_t cases = 0;
+    for (int type = 0; type < 5; type++)
+        for (int algo = 0; algo < 2; algo++)
+            for (int nr = 1; nr <= 9; nr++)
+                for (size_t ci = 0; ci < sizeof counts / sizeof *counts; ci++)
+                    for (size_t ki = 0; ki < sizeof chunks / sizeof *chunks; ki++)
+                        for (int ilv = 1; ilv <= 3; ilv++) {
+                            pccl_coll c;
+                            memset(&c, 0, sizeof c);
+                            c.type = (uint8_t)type, c.algo = (uint8_t)(algo ? PCCL_ALGO_DIRECT : PCCL_ALGO_RING);
+                            c.nranks = (uint8_t)nr, c.count = counts[ci], c.chunk_elems = chunks[ki];
+                            c.ilv = (uint32_t)ilv, c.esize = (uint8_t)(1 << (ci % 4));
+                            c.proto = (uint8_t)(ki % 2 ? PCCL_PROTO_LL : PCCL_PROTO_SIMPLE);
+                            int slots = 1 + (int)((ci + ki) % 9);
+                            pccl_coll_derive(&c, slots);
+                            uint64_t span = geo_span(&c), loops = (c.count + span - 1) / span;
+                            PT_CHECK(c.loops == loops, "count %llu span %llu: %llu loops, expected %llu",
+                                     (unsigned long long)c.count, (unsigned long long)span,
+                                     (unsigned long long)c.loops, (unsigned long long)loops);
+                            PT_CHECK(c.slot == pccl_slot_bytes(&c) && c.stride == pccl_conn_stride(&c, slots),
+                                     "derived slot %llu / stride %llu", (unsigned long long)c.slot,
+                                     (unsigned long long)c.stride);
+                            uint64_t groups = loops ? (loops + c.ilv - 1) / c.ilv : 1, covered = 0;
+                            for (uint64_t g = 0; g < groups; g++) {
+                                uint64_t want = loops <= g * c.ilv ? 1 : MIN(loops - g * c.ilv, c.ilv);
+                                PT_CHECK(pccl_group_loops(&c, g) == want, "group %llu: %u loops, expected %llu",
+                                         (unsigned long long)g, pccl_group_loops(&c, g), (unsigned long long)want);
+                            }
+                            for (uint64_t l = 0; l < (loops ? loops : 1); l++)
+                                for (int k = 0; k < nr; k++) {
+                                    uint64_t a[3], e[3];
+                                    pccl_chunk(&c, l, k, &a[0], &a[1], &a[2]);
+                                    geo_chunk(&c, l, k, &e[0], &e[1], &e[2]);
+                                    PT_CHECK(!memcmp(a, e, sizeof a),
+                                             "type %d algo %d, %d ranks, count %llu, chunk %llu: loop %llu chunk %d "
+                                             "is (%llu %llu %llu), expected (%llu %llu %llu)", type, algo, nr,
+                                             (unsigned long long)c.count, (unsigned long long)c.chunk_elems,
+                                             (unsigned long long)l, k, (unsigned long long)a[0],
+                                             (unsigned long long)a[1], (unsigned long long)a[2],
+                                             (unsigned long long)e[0], (unsigned long long)e[1],
+                                             (unsigned long long)e[2]);
+                                    if (pccl_split_loop(&c)) covered += a[2];
+                                }
+                            if (pccl_split_loop(&c))
+                                PT_CHECK(covered == c.count, "all-reduce on %d ranks, count %llu: chunks cover %llu",
+                                         nr, (unsigned long long)c.count, (unsigned long long)covered);
+                            cases++;
+                        }
+    PT_CHECK(cases == 5 * 2 * 9 * 10 * 5 * 3, "%llu cases", (unsigned long long)cases);
+    static const uint64_t steps[] = {0, 1, 7, 8, 63, 64, 65, 0xffffffffull, 0x100000000ull, (1ull << 40) + 7,
+                                     UINT64_MAX - 1, UINT64_MAX};
+    for (int slots = 1; slots <= 70; slots++)
+        for (size_t i = 0; i < sizeof steps / sizeof *steps; i++)
+            PT_CHECK(pccl_slot_of(steps[i], slots) == steps[i] % (uint64_t)slots, "step %llu, %d slots: slot %llu",
+                     (unsigned long long)steps[i], slots, (unsigned long long)pccl_slot_of(steps[i], slots));
+}
+
+/* A block's copy of a collective (pccl_coll_load) holds every field and
+ * every step of its program, for rings of 1 to 64 ranks (16 steps or fewer
+ * staged, the rest copied), whatever the copy held before. */
+static void test_coll_load(void)
+{
+    for (int type = 0; type < 5; type++)
+        for (int nr = 1; nr <= PCCL_MAX_RANKS; nr++) {
+            pccl_coll c, d;
+            memset(&c, 0, sizeof c);
+            c.type = (uint8_t)type, c.nranks = (uint8_t)nr, c.rank = (uint8_t)(nr / 2), c.root = (uint8_t)(nr - 1);
+            c.dtype = 7, c.op = 2, c.esize = 4, c.priority = -3, c.used = 17, c.ilv = 2, c.dyn = 1, c.claimer = 1;
+            c.count = 1000003, c.chunk_elems = 4096, c.algo = PCCL_ALGO_RING, c.proto = PCCL_PROTO_SIMPLE;
+            c.nsteps = (uint8_t)pccl_build_program(&c);
+            c.ngroups = 9, c.conn_off = 1u << 20;
+            pccl_coll_derive(&c, 4);
+            memset(&d, 0xa5, sizeof d);
+            pccl_coll_load(&d, &c);
+            PT_CHECK(!memcmp(&d, &c, offsetof(pccl_coll, steps)), "type %d, %d ranks: the fields differ", type, nr);
+            PT_CHECK(!memcmp(d.steps, c.steps, (size_t)c.nsteps * sizeof c.steps[0]),
+                     "type %d, %d ranks: %d steps, the copy's differ", type, nr, c.nsteps);
+        }
+}
+
 int pt_register_sqcq(void)
 {
     CU_pSuite s = CU_add_suite("sqcq", NULL, NULL);
@@ -297,7 +401,9 @@ int pt_register_sqcq(void)
                      test_cq_flush) ||
         !CU_add_test(s, "small collectives of different ids run on different blocks, exact", test_spread) ||
         !CU_add_test(s, "block 0 keeps a small collective while free, hands bursts on, exact", test_place) ||
-        !CU_add_test(s, "collectives of two blocks run on the same groups on every rank, exact", test_place_groups))
+        !CU_add_test(s, "collectives of two blocks run on the same groups on every rank, exact", test_place_groups) ||
+        !CU_add_test(s, "a step's chunk, loops and slot: the plain formulas' (no division)", test_geometry) ||
+        !CU_add_test(s, "a block's copy of a collective: every field and step, 1-64 ranks", test_coll_load))
         return -1;
     return 0;
 }
