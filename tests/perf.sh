@@ -229,12 +229,19 @@ expect "parser: a cut row names file and line" 2 "cut.txt:13: not an nccl-tests 
 cp -r $nt "$tmp/vs"
 if expect "--compare: the table" 0 "agree: 32 of 56 rows" -- $vs --compare "$tmp/vs"; then
   check "--compare: 56 rows, both timings" test "$(grep -cE '^  all_reduce +(b2b|rt) ' "$tmp/vs/vs-nccl-tests.txt")" = 56
-  check "--compare: 512 MiB b2b agrees (359.83 against 360.26)" grep -qE '^  all_reduce +b2b +out +536870912 +359.83 +360.26 +\+0.1 +yes +469.99 +0.77$' "$tmp/vs/vs-nccl-tests.txt"
+  check "--compare: 512 MiB b2b agrees (359.83 against 360.26)" grep -qE '^  all_reduce +b2b +out +536870912 +359.83 +360.26 +\+0.1 +yes +469.99 +0.77 +- +0.77$' "$tmp/vs/vs-nccl-tests.txt"
   check "--compare: 8 KiB b2b does not (7.40 against 8.74: 18%, 1.3 us)" grep -qE '^  all_reduce +b2b +out +8192 +7.40 +8.74 +\+18.1 +NO ' "$tmp/vs/vs-nccl-tests.txt"
   check "--compare: within 1 us agrees (0.70 against 2.34 is not; 1.21 against 2.13 is)" test \
     "$(awk -F, '$2 == "rt" && $3 == "in" && ($4 == 8 || $4 == 128) { printf "%s ", $8 }' "$tmp/vs/vs-nccl-tests.csv")" = "yes NO "
   check "--compare: csv header + 56 rows" test "$(head -1 "$tmp/vs/vs-nccl-tests.csv"),$(wc -l < "$tmp/vs/vs-nccl-tests.csv")" = \
-    "coll,timing,placement,size,nccl_tests_us,pccl_perf_nccl_us,diff_pct,agree,pccl_us,nccl_tests_over_pccl,57"
+    "coll,timing,placement,size,nccl_tests_us,pccl_perf_nccl_us,diff_pct,agree,pccl_us,nccl_tests_over_pccl,nccl_tests_threads_us,best_over_pccl,57"
+fi
+# nccl-tests with one thread per GPU beside it: its time in -t, the faster of the two in best
+sed 's/ 359.83 / 300.00 /' $nt/nccl-tests-all_reduce-b2b.txt > "$tmp/vs/nccl-tests-all_reduce-b2b-threads.txt"
+if expect "--compare: with -t outputs" 0 "agree: 32 of 56 rows" -- $vs --compare "$tmp/vs"; then
+  check "--compare: -t faster: best is its ratio (300.00 / 469.99)" grep -qE '^  all_reduce +b2b +out +536870912 +359.83 +360.26 +\+0.1 +yes +469.99 +0.77 +300.00 +0.64$' "$tmp/vs/vs-nccl-tests.txt"
+  check "--compare: -t slower or equal: best is -g's" grep -qE '^  all_reduce +b2b +in +536870912 +([0-9.]+) +[-+0-9. ]+ +(yes|NO) +[0-9.]+ +([0-9.]+) +\1 +\3$' "$tmp/vs/vs-nccl-tests.txt"
+  check "--compare: rt rows without -t outputs: -" grep -qE '^  all_reduce +rt +out +8 .* +- +[0-9.]+$' "$tmp/vs/vs-nccl-tests.txt"
 fi
 mkdir -p "$tmp/vs2" && cp $nt/nccl-tests-*.txt "$tmp/vs2/"
 expect "--compare: no perf.csv" 2 "--compare $tmp/vs2: no $tmp/vs2/perf.csv" -- $vs --compare "$tmp/vs2"
