@@ -51,19 +51,24 @@ pcclResult_t pccl_run_check_locked(pcclComm_t c, const char *fn, int id, const v
 }
 
 /* The group of blocks a placed collective of several blocks runs its n-th
- * invocation on (scheduler.h, pccl_hand_on): groups 1 .. G-1 of `used`
- * blocks each (G = blocks / used, at most 32: the record has 5 bits; group
- * 0 is block 0's, which reads the SQ), in turn from the collective's id
- * and n.  Every rank has both alike (registration and invocations are
- * collective), so every rank runs invocation n on the same blocks, and
- * collectives cycled back to back land on different groups.  0: block 0
- * decides (a collective on one block, or not placed). */
+ * invocation on (scheduler.h, pccl_hand_on): of the G = blocks / used
+ * groups of `used` blocks (at most 32: the record has 5 bits), groups
+ * 1 .. G-1 in turn from the collective's id and n, where G >= 3: group 0
+ * is block 0's, which reads the SQ and hands the others theirs.  Where
+ * G = 2 (a collective on half the blocks), groups 0 and 1 in turn: with
+ * group 1 alone, invocations in flight queued on half the GPU while the
+ * other half idled (4 H100s back to back, 8 MiB all-reduce 70-75 us, on
+ * 16 blocks of two loops 41; results/x4-h100/).  Every rank has both
+ * alike (registration and invocations are collective), so every rank runs
+ * invocation n on the same blocks, and collectives cycled back to back
+ * land on different groups.  0 for one block: block 0 decides. */
 static uint32_t place_group(pcclComm_t c, int id, uint64_t n)
 {
     const pccl_coll *d = &c->colls[id].dev;
     if (!d->placed || d->used < 2) return 0;
     uint32_t groups = (uint32_t)c->G.k.blocks / d->used; /* 2 at least: register.c */
     if (groups > 32) groups = 32;
+    if (groups == 2) return (uint32_t)(((uint64_t)id + n) % 2);
     return 1 + (uint32_t)(((uint64_t)id + n) % (groups - 1));
 }
 

@@ -189,7 +189,8 @@ PCCL_FN void pccl_hand_on_lanes(pccl_blk *S, const pccl_gpu *G, int lane, int la
  *   on counting), so that invocations in flight run side by side, block 0
  *   only reading their records.
  * - On several blocks, the group the host named in the record (run.c,
- *   place_group): blocks g used .. g used + used-1, never block 0's.
+ *   place_group): blocks g used .. g used + used-1, block 0's (g = 0) only
+ *   where the collective takes half the blocks.
  *   Every rank derives the group alike, from the id and the invocation's
  *   number, so lane l of a ring sits behind the same collectives on every
  *   rank.  With each rank choosing from its own state (block 0 free or

@@ -247,18 +247,21 @@ static void test_place(void)
     pt_end();
 }
 
-/* PCCL_SPREAD=2 on collectives of two blocks (lanes 0 and 1), 6 blocks:
- * the host places invocation n of collective id on group 1 + (id + n) % 2,
- * blocks 2-3 or 4-5 (run.c, place_group), the same on every rank.  A burst
- * on 3 ranks, odd ranks in the opposite order: exact, every collective on
- * two blocks (the test covers what it says), blocks 0-1 run none of them,
- * and each block ran as many on every rank.  Block 0 deciding from its own
- * state (free or not: the rule for one block) fails the last two. */
-static void test_place_groups(void)
+/* PCCL_SPREAD=2 on collectives of two blocks (lanes 0 and 1).  On 6
+ * blocks the host places invocation n of collective id on group
+ * 1 + (id + n) % 2, blocks 2-3 or 4-5 (run.c, place_group); on 4 blocks,
+ * where the collective takes half of them, on group (id + n) % 2, blocks
+ * 0-1 or 2-3; the same on every rank.  A burst on 3 ranks, odd ranks in the
+ * opposite order: exact, every collective on two blocks (the test covers
+ * what it says), on 6 blocks blocks 0-1 run none of them and 4-5 some, on 4
+ * both halves run some, and each block ran as many on every rank.  Block 0
+ * deciding from its own state (free or not: the rule for one block) fails
+ * the last check; group 1 alone on 4 blocks fails the one before. */
+static void place_groups(int blocks)
 {
-    enum { RANKS = 3, BLOCKS = 6, CASES = 4, ROUNDS = 3 };
+    enum { RANKS = 3, CASES = 4, ROUNDS = 3, MAXB = 6 };
     pcclComm_t c[RANKS];
-    pcclConfig_t cfg = pt_config(BLOCKS, 256);
+    pcclConfig_t cfg = pt_config(blocks, 256);
     pt_begin("sqcq: the host places collectives of several blocks alike on every rank", 120);
     if (init_spread(c, RANKS, &cfg, "2")) { pt_end(); return; }
     pt_case cases[CASES];
@@ -270,24 +273,30 @@ static void test_place_groups(void)
         PT_CHECK(c[0]->colls[k].dev.used == 2 && c[0]->colls[k].dev.placed, "collective %d: on %u blocks, placed %d",
                  k, c[0]->colls[k].dev.used, c[0]->colls[k].dev.placed);
     for (int r = 0; r < RANKS; r++) PT_OK(pcclDeviceSynchronize(c[r])); /* the blocks' counts published */
-    uint64_t ran[RANKS][BLOCKS];
+    uint64_t ran[RANKS][MAXB];
     for (int r = 0; r < RANKS; r++)
-        for (int b = 0; b < BLOCKS; b++) {
+        for (int b = 0; b < blocks; b++) {
             pcclStats_t st;
             PT_OK(pcclCommGetBlockStats(c[r], b, &st));
             ran[r][b] = st.blockCompletions;
         }
     for (int r = 0; r < RANKS; r++) {
-        PT_CHECK(ran[r][0] + ran[r][1] == 0, "rank %d: blocks 0-1 ran %llu lanes", r,
-                 (unsigned long long)(ran[r][0] + ran[r][1]));
-        PT_CHECK(ran[r][4] > 0, "rank %d: blocks 4-5 ran nothing of a burst of collectives on two blocks", r);
-        for (int b = 0; b < BLOCKS; b++)
+        uint64_t low = ran[r][0] + ran[r][1], high = ran[r][blocks - 2] + ran[r][blocks - 1];
+        if (blocks == 6)
+            PT_CHECK(low == 0, "rank %d: blocks 0-1 ran %llu lanes", r, (unsigned long long)low);
+        else
+            PT_CHECK(low > 0, "rank %d: blocks 0-1 ran nothing, on 4 blocks", r);
+        PT_CHECK(high > 0, "rank %d: blocks %d-%d ran nothing of a burst of collectives on two blocks", r, blocks - 2,
+                 blocks - 1);
+        for (int b = 0; b < blocks; b++)
             PT_CHECK(ran[r][b] == ran[0][b], "block %d ran %llu lanes on rank %d, %llu on rank 0", b,
                      (unsigned long long)ran[r][b], r, (unsigned long long)ran[0][b]);
     }
     pt_destroy(c, RANKS);
     pt_end();
 }
+static void test_place_groups(void) { place_groups(6); }
+static void test_place_halves(void) { place_groups(4); }
 
 /* The twins: a step's geometry as core.h computed it before the fields
  * derived at registration (every term divided out). */
@@ -402,6 +411,7 @@ int pt_register_sqcq(void)
         !CU_add_test(s, "small collectives of different ids run on different blocks, exact", test_spread) ||
         !CU_add_test(s, "block 0 keeps a small collective while free, hands bursts on, exact", test_place) ||
         !CU_add_test(s, "collectives of two blocks run on the same groups on every rank, exact", test_place_groups) ||
+        !CU_add_test(s, "collectives on half the blocks take both halves in turn, exact", test_place_halves) ||
         !CU_add_test(s, "a step's chunk, loops and slot: the plain formulas' (no division)", test_geometry) ||
         !CU_add_test(s, "a block's copy of a collective: every field and step, 1-64 ranks", test_coll_load))
         return -1;
