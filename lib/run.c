@@ -50,23 +50,39 @@ pcclResult_t pccl_run_check_locked(pcclComm_t c, const char *fn, int id, const v
     return r;
 }
 
-/* The group of blocks a placed collective of several blocks runs its n-th
- * invocation on (scheduler.h, pccl_hand_on): of the G = blocks / used
- * groups of `used` blocks (at most 32: the record has 5 bits), groups
- * 1 .. G-1 in turn from the collective's id and n, where G >= 3: group 0
- * is block 0's, which reads the SQ and hands the others theirs.  Where
- * G = 2 (a collective on half the blocks), groups 0 and 1 in turn: with
- * group 1 alone, invocations in flight queued on half the GPU while the
- * other half idled (4 H100s back to back, 8 MiB all-reduce 70-75 us, on
- * 16 blocks of two loops 41; results/x4-h100/).  Every rank has both
- * alike (registration and invocations are collective), so every rank runs
- * invocation n on the same blocks, and collectives cycled back to back
- * land on different groups.  0 for one block: block 0 decides. */
+/* Where a placed collective (PCCL_SPREAD=2) runs its n-th invocation
+ * (scheduler.h, pccl_hand_on), named here so that every rank names the
+ * same blocks: registration and invocations are collective, so the id, n
+ * and whether others are in flight are alike on every rank, where a
+ * block's own state (free or not) and an invocation's place in the SQ (the
+ * order of completions issues the next ones) are not.  Invocations of one
+ * collective that sat on different blocks on different ranks each queued
+ * behind other heads, waiting out their sticky thresholds: 4 H100s, 8 B-8
+ * KiB all-reduces, 4 in flight, 19-24 us each, 10.5-13.6 with every one
+ * on block id % blocks (results/x4-h100/, call 6).
+ * - On one block: block 0 (group 0) where no other invocation of this
+ *   rank is in flight (each waited for before the next: a hand-on costs
+ *   the round trip 2-3 us), else block 1 + (id + n) % min(blocks - 1, 31)
+ *   (the record has 5 bits), so that invocations in flight run side by
+ *   side.
+ * - On several blocks: of the G = blocks / used groups of `used` blocks
+ *   (at most 32), groups 1 .. G-1 in turn from id and n, where G >= 3:
+ *   group 0 is block 0's, which reads the SQ and hands the others theirs.
+ *   Where G = 2 (a collective on half the blocks), groups 0 and 1 in turn:
+ *   with group 1 alone, invocations in flight queued on half the GPU while
+ *   the other half idled (4 H100s back to back, 8 MiB all-reduce 70-75 us,
+ *   47 with both; results/x4-h100/). */
 static uint32_t place_group(pcclComm_t c, int id, uint64_t n)
 {
     const pccl_coll *d = &c->colls[id].dev;
-    if (!d->placed || d->used < 2) return 0;
-    uint32_t groups = (uint32_t)c->G.k.blocks / d->used; /* 2 at least: register.c */
+    if (!d->placed) return 0;
+    uint32_t blocks = (uint32_t)c->G.k.blocks;
+    if (d->used < 2) {
+        if (c->outstanding < 2) return 0; /* counted already: this one alone */
+        uint32_t k = blocks - 1 < 31 ? blocks - 1 : 31;
+        return 1 + (uint32_t)(((uint64_t)id + n) % k);
+    }
+    uint32_t groups = blocks / d->used; /* 2 at least: register.c */
     if (groups > 32) groups = 32;
     if (groups == 2) return (uint32_t)(((uint64_t)id + n) % 2);
     return 1 + (uint32_t)(((uint64_t)id + n) % (groups - 1));

@@ -178,35 +178,29 @@ PCCL_FN void pccl_hand_on_lanes(pccl_blk *S, const pccl_gpu *G, int lane, int la
 /* Block 0 hands an invocation on to the other blocks that take part (first
  * .. first+used-1, core.h pccl_first_block, as lanes 0 .. used-1): the
  * buffers here, then an entry in each one's SQ in device memory, naming the
- * lane (pccl_hand_on_lanes).  Placed collectives (PCCL_SPREAD=2) run where they do
- * not wait for one another:
- * - On one block, an invocation stays on block 0 while block 0 is free: its
- *   task queue empty and its last look at the SQ found nothing, as when
- *   each invocation is waited for before the next (the round trip, which a
- *   hand-on lengthens by 2-3 us).  When block 0 has work queued, or the
- *   invocation was already waiting at its look (back to back), it goes to
- *   blocks 1, 2, ... by its position t in the SQ (which every launch goes
- *   on counting), so that invocations in flight run side by side, block 0
- *   only reading their records.
- * - On several blocks, the group the host named in the record (run.c,
- *   place_group): blocks g used .. g used + used-1, block 0's (g = 0) only
- *   where the collective takes half the blocks.
- *   Every rank derives the group alike, from the id and the invocation's
- *   number, so lane l of a ring sits behind the same collectives on every
- *   rank.  With each rank choosing from its own state (block 0 free or
- *   not), the lanes of one ring sat behind different heads, each waiting
- *   out its sticky threshold: two ranks' 32-512 KiB all-reduces on one H100
- *   took 14-177 us where they took 15-29 on blocks 0 .. used-1
- *   (results/hostpath/place.md).
+ * lane (pccl_hand_on_lanes).  Placed collectives (PCCL_SPREAD=2) run on
+ * the group of `used` blocks the host named in the record (run.c,
+ * place_group): blocks g used .. g used + used-1, so that invocations in
+ * flight run side by side.  On one block, block 0 itself (g = 0) where no
+ * other invocation was in flight, as when each is waited for before the
+ * next (a hand-on lengthens the round trip by 2-3 us); on several, block
+ * 0's group only where the collective takes half the blocks.  Every rank
+ * derives the group alike, from the id, the invocation's number and
+ * whether others are in flight, so lane l of a ring sits behind the same
+ * collectives on every rank.  With each rank choosing from its own state
+ * (block 0 free or not, the record's place in the SQ), the lanes of one
+ * ring sat behind different heads, each waiting out its sticky threshold:
+ * two ranks' 32-512 KiB all-reduces on one H100 took 14-177 us where they
+ * took 15-29 on blocks 0 .. used-1 (results/hostpath/place.md), and 4
+ * H100s' 8 B-8 KiB all-reduces, 4 in flight, 19-24 us where they took
+ * 10.5-13.6 on block id % blocks (results/x4-h100/).
  * Returns whether block 0 takes part itself (as lane 0). */
-PCCL_FN int pccl_hand_on(pccl_blk *S, const pccl_gpu *G, uint32_t raw, pccl_args a, uint64_t t)
+PCCL_FN int pccl_hand_on(pccl_blk *S, const pccl_gpu *G, uint32_t raw, pccl_args a)
 {
     int32_t id = (int32_t)(raw & PCCL_SQ_ID_MASK);
     const pccl_coll *c = &G->colls[id];
     uint32_t used = c->used, first = c->first;
-    if (c->placed && used > 1) first = PCCL_SQ_GROUP(raw) * used;
-    else if (c->placed && G->k.blocks > 1 && (S->tq_len > 0 || S->got > 0))
-        first = 1 + (uint32_t)(t % (uint64_t)(G->k.blocks - 1));
+    if (c->placed) first = PCCL_SQ_GROUP(raw) * used;
     if (first == 0 && used < 2) return 1;
     G->dargs[id] = a;
     /* A full list, or a hand-on of a few entries with none before it: the
@@ -319,7 +313,7 @@ PCCL_FN int pccl_fetch_host(pccl_blk *S, const pccl_gpu *G, uint64_t now)
         pccl_args a;
         a.sendbuf = (const void *)(uintptr_t)S->sqw[i][1];
         a.recvbuf = (void *)(uintptr_t)S->sqw[i][2];
-        if (pccl_hand_on(S, G, raw, a, S->sq_head + (uint64_t)i)) pccl_take(S, G, raw, a, now, 0);
+        if (pccl_hand_on(S, G, raw, a)) pccl_take(S, G, raw, a, now, 0);
     }
     S->sq_head += (uint64_t)n;
     return n;

@@ -60,8 +60,9 @@ int pccl_pick_algo(int knob, int type, uint64_t bytes, int nranks)
  * back 3.9-4.7 against 3.9-4.3 (nccl-tests 4.9-5.7); from 128 KiB one
  * block's copy takes the gain back (512 KiB: 21.6 against 19.7 round trip).
  * The host backend as before.  Which block:
- * block 0 while it is free, else the next in turn (PCCL_SPREAD=2, the
- * default: scheduler.h, pccl_hand_on), id % blocks with PCCL_SPREAD=1
+ * block 0 where no other invocation is in flight, else one the host names
+ * from the id and the invocation's number (PCCL_SPREAD=2, the default:
+ * run.c, place_group), id % blocks with PCCL_SPREAD=1
  * (core.h, pccl_first_block), 0 with PCCL_SPREAD=0. */
 #define ONE_BLOCK_MAX (8u << 10)
 #define ONE_BLOCK_MAX_1RANK (64u << 10)
