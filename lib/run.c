@@ -52,14 +52,17 @@ pcclResult_t pccl_run_check_locked(pcclComm_t c, const char *fn, int id, const v
 
 /* Where a placed collective (PCCL_SPREAD=2) runs its n-th invocation
  * (scheduler.h, pccl_hand_on), named here so that every rank names the
- * same blocks: registration and invocations are collective, so the id, n
- * and whether others are in flight are alike on every rank, where a
- * block's own state (free or not) and an invocation's place in the SQ (the
- * order of completions issues the next ones) are not.  Invocations of one
- * collective that sat on different blocks on different ranks each queued
- * behind other heads, waiting out their sticky thresholds: 4 H100s, 8 B-8
- * KiB all-reduces, 4 in flight, 19-24 us each, 10.5-13.6 with every one
- * on block id % blocks (results/x4-h100/, call 6).
+ * same blocks: registration and invocations are collective, so the id and
+ * n are alike on every rank, and whether others are in flight nearly so
+ * (it differs only where a completion races the next submission; either
+ * way the block is a hint: a lane's connectors are the same whichever
+ * block runs it), where a block's own state (free or not) and an
+ * invocation's place in the SQ (the order of completions issues the next
+ * ones) are not.  Invocations of one collective that sat on different
+ * blocks on different ranks each queued behind other heads, waiting out
+ * their sticky thresholds: 4 H100s, 8 B-8 KiB all-reduces, 4 in flight,
+ * 18-25 us each, 10.5-13.6 with every one on block id % blocks
+ * (results/x4-h100/, call 6).
  * - On one block: block 0 (group 0) where no other invocation of this
  *   rank is in flight (each waited for before the next: a hand-on costs
  *   the round trip 2-3 us), else block 1 + (id + n) % min(blocks - 1, 31)
