@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The A/B tables of results/x4-h100 from a call's runs.txt(.gz): every pccl-perf row, keyed by GPUs,
-collective, size and timing, one line per variant (the binary's suffix, pccl-perf-VARIANT, and the
+collective, size and timing, one line per variant (the binary's suffix, pccl-perf-VARIANT or plain, and the
 PCCL_ knobs of its command), each run's out-of-place/in-place time in us, in the order run.
   results/x4-h100/table.py results/x4-h100/call3/runs.txt.gz [--sizes 8388608,33554432] [--coll all_reduce]"""
 import gzip, re, sys
@@ -26,7 +26,7 @@ def main():
                 knobs = ' '.join(k for k in re.findall(r'(PCCL_\w+=\S+)', line))
                 g = re.search(r'-g (\d+)', line)
                 c = re.search(r'--coll (\w+)', line)
-                variant = ((m.group(1) or 'new') + (' ' + knobs if knobs else ''), g.group(1) if g else '?',
+                variant = ((m.group(1) or 'plain') + (' ' + knobs if knobs else ''), g.group(1) if g else '?',
                            c.group(1) if c else 'all_reduce')
                 continue
             if line.startswith('== '):
