@@ -60,9 +60,10 @@ pcclResult_t pccl_run_check_locked(pcclComm_t c, const char *fn, int id, const v
  * invocation's place in the SQ (the order of completions issues the next
  * ones) are not.  Invocations of one collective that sat on different
  * blocks on different ranks each queued behind other heads, waiting out
- * their sticky thresholds: 4 H100s, 8 B-8 KiB all-reduces, 4 in flight,
- * 18-25 us each, 10.5-13.6 with every one on block id % blocks
- * (results/x4-h100/, call 6).
+ * their sticky thresholds: two ranks' 32-512 KiB all-reduces on one H100
+ * took 14-177 us, 15-29 on blocks 0 .. used-1 (results/hostpath/place.md);
+ * 4 H100s' 8 B-8 KiB all-reduces, 4 in flight, 18-25 us each, 10.5-13.6
+ * with every one on block id % blocks (results/x4-h100/, call 6).
  * - On one block: block 0 (group 0) where no other invocation of this
  *   rank is in flight (each waited for before the next: a hand-on costs
  *   the round trip 2-3 us), else block 1 + (id + n) % min(blocks - 1, 31)

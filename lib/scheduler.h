@@ -179,22 +179,11 @@ PCCL_FN void pccl_hand_on_lanes(pccl_blk *S, const pccl_gpu *G, int lane, int la
  * .. first+used-1, core.h pccl_first_block, as lanes 0 .. used-1): the
  * buffers here, then an entry in each one's SQ in device memory, naming the
  * lane (pccl_hand_on_lanes).  Placed collectives (PCCL_SPREAD=2) run on
- * the group of `used` blocks the host named in the record (run.c,
- * place_group): blocks g used .. g used + used-1, so that invocations in
- * flight run side by side.  On one block, block 0 itself (g = 0) where no
- * other invocation was in flight, as when each is waited for before the
- * next (a hand-on lengthens the round trip by 2-3 us); on several, block
- * 0's group only where the collective takes half the blocks.  Every rank
- * derives the group alike, from the id, the invocation's number and
- * whether others are in flight (nearly alike: a completion may race the
- * next submission), so lane l of a ring sits behind the same collectives
- * on every rank.  With each rank choosing from its own state
- * (block 0 free or not, the record's place in the SQ), the lanes of one
- * ring sat behind different heads, each waiting out its sticky threshold:
- * two ranks' 32-512 KiB all-reduces on one H100 took 14-177 us where they
- * took 15-29 on blocks 0 .. used-1 (results/hostpath/place.md), and 4
- * H100s' 8 B-8 KiB all-reduces, 4 in flight, 18-25 us where they took
- * 10.5-13.6 on block id % blocks (results/x4-h100/).
+ * the group of `used` blocks the host named in the record: blocks g used
+ * .. g used + used-1 (g = 0: block 0's own).  The host names it alike on
+ * every rank, so that lane l of a ring sits behind the same collectives on
+ * every rank; which group, and why not block 0's own choice: run.c,
+ * place_group.
  * Returns whether block 0 takes part itself (as lane 0). */
 PCCL_FN int pccl_hand_on(pccl_blk *S, const pccl_gpu *G, uint32_t raw, pccl_args a)
 {
