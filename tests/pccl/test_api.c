@@ -648,8 +648,12 @@ static void test_dynamic_groups(void)
             /* 128 loops x 3 steps (an all-reduce on 2 ranks) */
             PT_CHECK(b0.primitives + b1.primitives == 384, "dynamic %d rank %d: %llu + %llu primitives", dyn, r,
                      (unsigned long long)b0.primitives, (unsigned long long)b1.primitives);
+            /* Dealt, 192 each; claimed, the slow block far fewer: at most
+             * half.  A quarter was asked before, and TSan builds ran 78
+             * against 306 now and then (its fast block takes ~75 us a
+             * primitive, against the slow one's 300), main's as well. */
             if (dyn)
-                PT_CHECK(b1.primitives * 4 < b0.primitives, "rank %d: the slow block ran %llu primitives, the other %llu",
+                PT_CHECK(b1.primitives * 2 < b0.primitives, "rank %d: the slow block ran %llu primitives, the other %llu",
                          r, (unsigned long long)b1.primitives, (unsigned long long)b0.primitives);
             else
                 PT_CHECK(b0.primitives == 192 && b1.primitives == 192, "static, rank %d: %llu and %llu primitives", r,
