@@ -178,8 +178,13 @@ enum {
     PCCL_OUT = 8,     /* result into the output buffer                  */
     PCCL_POSTDIV = 16, /* the reduction is complete here: apply avg's /n */
     PCCL_LL = 32,      /* the step's connectors speak LL (lib/proto_ll.h), not Simple */
-    PCCL_SWAP = 64     /* reduce as op(input, received), not op(received, input): ranks
+    PCCL_SWAP = 64,    /* reduce as op(input, received), not op(received, input): ranks
                           that reduce the same operands then agree to the bit (direct) */
+    PCCL_KEEP = 128,   /* the received slot stays unfreed (no head posted) for a later
+                          PCCL_GATHER step of the same loop */
+    PCCL_GATHER = 256  /* the result is every rank's operand reduced in rank order: ours
+                          (IN) and the n - 1 slots received by this loop's steps, kept
+                          (the direct all-reduce on 3 or more ranks: pccl_job, prog.c) */
 };
 /* Protocols: how a step's data and its readiness travel (pccl_coll.proto,
  * PCCL_PROTO: lib/tune.c picks one per collective where it is AUTO).  The
@@ -190,16 +195,21 @@ enum {
 #define PCCL_PROTO_LL 2
 #endif
 #ifndef PCCL_ALGO_AUTO
-/* Algorithms (pccl_coll.algo, PCCL_ALGO): ring, or direct (all-reduce on 2
- * ranks: each sends its whole input to the other, which reduces it with its
- * own: one hop where the ring takes two). */
+/* Algorithms (pccl_coll.algo, PCCL_ALGO): ring, or direct (all-reduce: each
+ * rank's whole input reaches every other rank, around the ring, and each
+ * reduces all n in rank order: n - 1 hops where the ring takes 2 (n - 1)). */
 #define PCCL_ALGO_AUTO 0
 #define PCCL_ALGO_RING 1
 #define PCCL_ALGO_DIRECT 2
 #endif
-#define PCCL_STEP(flags, chunk) ((uint16_t)((flags) | ((chunk) << 8)))
-#define PCCL_STEP_FLAGS(s) ((s) & 0xff)
-#define PCCL_STEP_CHUNK(s) ((s) >> 8)
+/* The direct all-reduce runs on at most this many ranks (lib/tune.c): its
+ * last step holds one operand of each in flight (pccl_gather_prim). */
+#define PCCL_DIRECT_MAX_RANKS 8
+/* A step's code: its flags in the low 10 bits, its chunk (< PCCL_MAX_RANKS)
+ * in the high 6. */
+#define PCCL_STEP(flags, chunk) ((uint16_t)((flags) | ((chunk) << 10)))
+#define PCCL_STEP_FLAGS(s) ((s) & 0x3ff)
+#define PCCL_STEP_CHUNK(s) ((s) >> 10)
 
 /* ---- a collective's static context (one per registered collective) ------- */
 
@@ -752,8 +762,9 @@ int pccl_build_program(pccl_coll *c);
  * _SIMPLE or _LL forces. */
 int pccl_pick_proto(int knob, int type, uint64_t bytes, int nranks);
 /* The algorithm, likewise: PCCL_ALGO_DIRECT only where it applies
- * (all-reduce on 2 ranks), else the ring. */
-int pccl_pick_algo(int knob, int type, uint64_t bytes, int nranks);
+ * (all-reduce on 2 to PCCL_DIRECT_MAX_RANKS ranks whose rings of `slots`
+ * hold a loop's n - 1 received slots), else the ring. */
+int pccl_pick_algo(int knob, int type, uint64_t bytes, int nranks, int slots);
 /* The fewest blocks a collective of `bytes` on `nranks` runs on (blocks of
  * `threads`; host: the host backend), by the measured table (lib/tune.c). */
 uint64_t pccl_pick_min_blocks(uint64_t bytes, uint64_t threads, int nranks, int host);

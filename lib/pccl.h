@@ -79,8 +79,9 @@ typedef enum { PCCL_ORDER_DEFAULT = -1, PCCL_ORDER_FIFO = 0, PCCL_ORDER_PRIORITY
 #define PCCL_PROTO_SIMPLE 1
 #define PCCL_PROTO_LL 2
 /* Algorithms (pcclConfig_t.algo, PCCL_ALGO): AUTO picks by size and rank
- * count; RING; DIRECT (all-reduce on 2 ranks only: one hop, each rank
- * reducing the other's whole input; elsewhere the ring). */
+ * count; RING; DIRECT (all-reduce on 2-8 ranks, at most PCCL_SLOTS + 1:
+ * every input reaches every rank, which reduces all in rank order; one hop
+ * on 2 ranks, n - 1 on more; elsewhere the ring). */
 #define PCCL_ALGO_AUTO 0
 #define PCCL_ALGO_RING 1
 #define PCCL_ALGO_DIRECT 2

@@ -11,11 +11,19 @@ static int all_reduce(pccl_coll *c, int n, int r)
 {
     int k = 0;
     if (n == 1) { c->steps[k++] = PCCL_STEP(PCCL_IN | PCCL_OUT | PCCL_POSTDIV, 0); return k; }
-    if (c->algo == PCCL_ALGO_DIRECT) { /* 2 ranks (tune.c): the whole loop to the peer, then reduce */
+    if (c->algo == PCCL_ALGO_DIRECT) { /* the whole loop around the ring (an all-gather), then reduce */
         c->steps[k++] = PCCL_STEP(PCCL_IN | PCCL_SEND, 0);
-        /* both ranks reduce as op(rank 0's, rank 1's): the same bits on both,
-         * NaNs and signed zeros in max and min included */
-        c->steps[k++] = PCCL_STEP(PCCL_RECV | PCCL_IN | PCCL_OUT | PCCL_POSTDIV | (r == 0 ? PCCL_SWAP : 0), 0);
+        if (n == 2) {
+            /* both ranks reduce as op(rank 0's, rank 1's): the same bits on
+             * both, NaNs and signed zeros in max and min included */
+            c->steps[k++] = PCCL_STEP(PCCL_RECV | PCCL_IN | PCCL_OUT | PCCL_POSTDIV | (r == 0 ? PCCL_SWAP : 0), 0);
+            return k;
+        }
+        /* rank r - s's input arrives at step s and goes on, kept; the last,
+         * rank r + 1's, completes the n, reduced in rank order on every rank
+         * (the same bits everywhere, as above) */
+        for (int s = 1; s < n - 1; s++) c->steps[k++] = PCCL_STEP(PCCL_RECV | PCCL_SEND | PCCL_KEEP, 0);
+        c->steps[k++] = PCCL_STEP(PCCL_RECV | PCCL_IN | PCCL_OUT | PCCL_POSTDIV | PCCL_GATHER, 0);
         return k;
     }
     /* reduce-scatter phase: chunk r - s travels forward, gathering sums */

@@ -11,10 +11,17 @@
 #define PCCL_BYTES_PER_BLOCK (512u << 10)
 #endif
 /* LL moves half the data per slot byte and per store, so a block moves
- * fewer bytes per microsecond: it may want more blocks per byte (the same
- * until measured: make CC="cc -DPCCL_LL_BYTES_PER_BLOCK=..."). */
+ * fewer bytes per microsecond: one block per 16 KiB (LL runs to 256 KiB on 2
+ * ranks, 128 KiB on 3-8: 8 or 16 blocks there, where one per 512 KiB gave
+ * the 4-block minimum).  On 4 H200s (results/direct-n, call 8), 2 ranks'
+ * all-reduce at 128 and 256 KiB took 24.2-25.1 and 24.7-26.1 us round trip
+ * against 27.5-28.0 and 36.8-37.2, 6.2-6.4 and 6.2-6.3 back to back against
+ * 7.0-7.4 and 9.3-9.6; all-gather and reduce-scatter at 256 KiB 22.0-24.0
+ * against 26.1-28.4 round trip; 4 ranks at 128 KiB 1-3 us faster round
+ * trip, 0.3-0.8 back to back.  make CC="cc -DPCCL_LL_BYTES_PER_BLOCK=..."
+ * to try others. */
 #ifndef PCCL_LL_BYTES_PER_BLOCK
-#define PCCL_LL_BYTES_PER_BLOCK PCCL_BYTES_PER_BLOCK
+#define PCCL_LL_BYTES_PER_BLOCK (16u << 10)
 #endif
 #ifndef PCCL_MIN_ILV_CHUNK
 #define PCCL_MIN_ILV_CHUNK (64u << 10)
@@ -106,11 +113,12 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
     d.priority = prio;
     d.count = count;
     /* Chunk: the knob, shrunk for small collectives so that their loops
-     * cover about `blocks` blocks: one per PCCL_BYTES_PER_BLOCK per 512
-     * threads, and at least the tuner's minimum (lib/tune.c: one block up
-     * to 8 KiB on the GPU, 64 KiB on one rank, else 4 x 512 threads' worth); the others never
-     * see it.  On 4 H200s, with blocks of 512 threads, one block per 512 KiB
-     * and chunks down to 64 KiB took all-reduce at 8 and 16 MiB from 0.87
+     * cover about `blocks` blocks: one per PCCL_BYTES_PER_BLOCK (LL:
+     * PCCL_LL_BYTES_PER_BLOCK) per 512 threads, and at least the tuner's
+     * minimum (lib/tune.c: one block up to 8 KiB on the GPU, 64 KiB on one
+     * rank, else 4 x 512 threads' worth); the others never see it.  On 4
+     * H200s, with blocks of 512 threads, one block per 512 KiB and chunks
+     * down to 64 KiB took all-reduce at 8 and 16 MiB from 0.87
      * and 0.85 to 0.96 and 0.91 of NCCL's busbw, against one per 1 MiB and
      * 128 KiB (results/perf-tune-4gpu, lb2_512 and bpbi_512).  Then
      * shrunk to give each block `interleave` loops, whose steps it
@@ -130,7 +138,7 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
     uint64_t th = c->G.k.threads > 1 ? (uint64_t)c->G.k.threads : 512;
     uint64_t bytes = (uint64_t)count * (uint64_t)es * (type == 1 || type == 2 ? (uint64_t)c->nranks : 1);
     d.proto = (uint8_t)pccl_pick_proto(c->proto, type, bytes, c->nranks);
-    d.algo = (uint8_t)pccl_pick_algo(c->algo, type, bytes, c->nranks);
+    d.algo = (uint8_t)pccl_pick_algo(c->algo, type, bytes, c->nranks, c->G.k.slots);
     uint64_t bpb = d.proto == PCCL_PROTO_LL ? PCCL_LL_BYTES_PER_BLOCK : PCCL_BYTES_PER_BLOCK;
     uint64_t want = bytes / (bpb * th / 512), lo = pccl_pick_min_blocks(bytes, th, c->nranks, c->be == &pccl_host_backend);
     if (lo > blocks) lo = blocks;
@@ -159,6 +167,10 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
     if (ce * (uint64_t)es >= 2 * PCCL_MIN_ILV_CHUNK * th / 512 && c->G.k.dynamic) per_grp = 2 * kb;
     uint64_t gl = nl > per_grp ? nl / per_grp : 1;
     d.ilv = (uint32_t)(gl < ilv ? gl : ilv);
+    /* The direct all-reduce on 3 or more ranks keeps a loop's n - 1 received
+     * slots until its last step; loops interleaved would keep ilv (n - 1), more
+     * than a ring's slots hold (tune.c picks it where n - 1 fit). */
+    if (d.algo == PCCL_ALGO_DIRECT && c->nranks > 2) d.ilv = 1;
     set_groups(&d, c);
     if (!d.dyn && nl > kb) { /* dealt: as evenly as the loops allow (claimed groups even out at run time) */
         d.ilv = (uint32_t)balanced_ilv(nl, d.ilv, kb);

@@ -44,7 +44,26 @@ typedef struct {
     int32_t swap; /* PCCL_SWAP: op(input, received) */
     uint32_t flag_in, flag_out;
     const uint32_t *abort;
+    /* PCCL_GATHER (g_n ranks, else 0): the operands are ours (b) and the
+     * g_n - 1 slots this loop received, kept in our ring (g_ring, g_slots
+     * slots of g_slot bytes), the last in the slot of recv step g_cur */
+    int32_t g_n, g_r, g_slots;
+    uint64_t g_slot, g_cur;
+    const char *g_ring;
 } pccl_job;
+
+/* PCCL_GATHER: the recv step whose slot holds rank q's operand (q != g_r).
+ * Rank r - s's arrived at the loop's step s, s = 1 .. n - 1 in turn: the
+ * last, s = n - 1, is rank r + 1's at g_cur. */
+PCCL_FN uint64_t pccl_gather_step(const pccl_job *j, int q)
+{
+    int s = ((j->g_r - q) % j->g_n + j->g_n) % j->g_n;
+    return j->g_cur - (uint64_t)(j->g_n - 1 - s);
+}
+PCCL_FN const char *pccl_gather_slot(const pccl_job *j, uint64_t t)
+{
+    return j->g_ring + pccl_slot_of(t, j->g_slots) * j->g_slot;
+}
 
 enum { PCCL_CMD_RUN, PCCL_CMD_QUIT };
 /* SQ records block 0 reads in one look (pccl_sq_read; -D to change), and
@@ -585,6 +604,15 @@ PCCL_FN void pccl_fill(const pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
     j->flag_in = pccl_ll_flag(S->act.recv_step);
     j->flag_out = pccl_ll_flag(S->act.send_step);
     j->abort = &G->hdr->ctl;
+    j->g_n = 0;
+    if (f & PCCL_GATHER) {
+        j->g_n = c->nranks;
+        j->g_r = c->rank;
+        j->g_slots = slots;
+        j->g_slot = slot;
+        j->g_cur = S->act.recv_step;
+        j->g_ring = mine + ring;
+    }
 }
 
 /* ---- a ring neighbour's wait ---------------------------------------------
@@ -735,7 +763,10 @@ PCCL_FN int pccl_advance(pccl_blk *S, const pccl_gpu *G, int b)
             S->pend_hdr = S->act.next;
         }
     }
-    if (f & PCCL_RECV) S->pend_head = ++S->act.recv_step;
+    if (f & PCCL_RECV) { /* a kept slot is freed with the gather's, by the head it posts */
+        ++S->act.recv_step;
+        if (!(f & PCCL_KEEP)) S->pend_head = S->act.recv_step;
+    }
     S->act.gated = 0; /* the gate was open: the invocation has begun */
     S->st.primitives++;
     if (!S->st.t_first) S->st.t_first = PCCL_NOW_NS(); /* one clock read per launch */

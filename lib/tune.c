@@ -29,19 +29,31 @@ int pccl_pick_proto(int knob, int type, uint64_t bytes, int nranks)
     return PCCL_PROTO_SIMPLE;
 }
 
-/* The direct all-reduce on 2 ranks (prog.c) moves as many bytes as the
- * ring (each rank sends its whole input once, where the ring sends two
- * halves) in one step where the ring takes two, so it is picked up to this
- * size; above it, the ring (each rank then reduces the whole buffer, where
- * the ring reduces half). */
-#define DIRECT_MAX (256u << 10)
+/* The direct all-reduce (prog.c) sends each rank's whole input around the
+ * ring, n - 1 hops where the ring takes 2 (n - 1), and every rank reduces all
+ * n inputs: (n - 1) x the bytes the ring moves in 2 (n - 1) / n x.  On 2
+ * ranks that is as many bytes in one step where the ring takes two, and it is
+ * picked up to DIRECT_MAX_2; above it, the ring (each rank then reduces the
+ * whole buffer, where the ring reduces half).  On 3 or more ranks, up to
+ * DIRECT_MAX_N: 4 ranks as threads on 2 H200s, two on each, every ring hop
+ * over NVLink (results/direct-n, call 4), round trip at 8 B-2 KiB 25.1-27.1
+ * us against the ring's 35.1-38.2, at 8 KiB 34.2-35.1 against 35.8-36.2, at
+ * 32 KiB 38.7-39.7 against 42.6-43.7; back to back 6.9-8.7, 9.4-9.7 and
+ * 9.8-10.8 against 9.9-11.2, 10.1-10.4 and 10.9-11.2; at 128 KiB the bytes
+ * rule (direct forced, calls 1 and 3: 69.9-74.1 against 51.0-51.8 round
+ * trip).  Each GPU's NVLink carried two ranks there: on one rank a GPU the
+ * bytes cost less.
+ * It keeps a loop's n - 1 received slots until its last step, so it applies
+ * where a ring's slots hold them. */
+#define DIRECT_MAX_2 (256u << 10)
+#define DIRECT_MAX_N (32u << 10)
 
-int pccl_pick_algo(int knob, int type, uint64_t bytes, int nranks)
+int pccl_pick_algo(int knob, int type, uint64_t bytes, int nranks, int slots)
 {
-    int applies = type == 0 && nranks == 2;
+    int applies = type == 0 && nranks >= 2 && nranks <= PCCL_DIRECT_MAX_RANKS && nranks - 1 <= slots;
     if (!applies) return PCCL_ALGO_RING;
     if (knob != PCCL_ALGO_AUTO) return knob;
-    return bytes <= DIRECT_MAX ? PCCL_ALGO_DIRECT : PCCL_ALGO_RING;
+    return bytes <= (nranks == 2 ? DIRECT_MAX_2 : DIRECT_MAX_N) ? PCCL_ALGO_DIRECT : PCCL_ALGO_RING;
 }
 
 /* Small collectives on one block.  A collective's blocks each fetch its SQ

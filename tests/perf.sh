@@ -64,6 +64,9 @@ expect "--interfere with --delay-us"   2 "--interfere gemm: not with --delay-us"
 
 expect "--share-gpu with NCCL"      2 "--lib nccl,pccl: this build of pccl-perf has no NCCL" -- "$perf" --share-gpu --lib nccl,pccl
 expect "--share-gpu: 2 ranks, checked" 0 "outcome=OK rows=4 wrong=0" -- "$perf" --share-gpu -g 2 --lib pccl --coll all_reduce -b 8 -e 64 -f 8 -n 3 -w 1 -c 1
+expect "--share-gpu=2: 4 ranks, checked" 0 "outcome=OK rows=4 wrong=0" -- "$perf" --share-gpu=2 -g 4 --lib pccl --coll all_reduce -b 8 -e 64 -f 8 -n 3 -w 1 -c 1
+expect "--share-gpu=0"              2 "--share-gpu 0: expected an integer" -- "$perf" --share-gpu=0 --lib pccl
+expect "--share-gpu=x"              2 "--share-gpu x: expected an integer" -- "$perf" --share-gpu=x --lib pccl
 
 # ---- a checked sweep: every collective, 3 ranks (counts not divisible) ---------------
 small=(-b 4 -e 64K -f 4 -n 3 -w 1)

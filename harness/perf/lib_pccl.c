@@ -62,7 +62,7 @@ static int p_test_begin(perf_rank *R, const perf_case *cases, int ncases)
 {
     perf_team *T = R->T;
     perf_barrier(R);
-    if (T->o->share_gpu) { /* every rank on GPU 0: pcclCommInitAll refuses a device twice */
+    if (T->o->share_gpu) { /* ranks sharing GPUs: pcclCommInitAll refuses a device twice */
         pcclConfig_t cfg = config(T->o);
         if (R->rank == 0 && pcclGetUniqueId(&T->pid) != pcclSuccess)
             perf_fatal(PERF_EXIT_ERROR, "pcclGetUniqueId: %s", pcclGetLastError(NULL));

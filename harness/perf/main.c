@@ -56,9 +56,10 @@ int main(int argc, char **argv)
 #else
     perf_parse_args(&o, argc, argv, visible, 4);
 #endif
-    if (o.share_gpu) { /* pcclCommInitRank's device of each rank: GPU 0 */
-        char dor[3 * PERF_MAX_RANKS] = "0";
-        for (int r = 1; r < o.nranks; r++) strcat(dor, ",0");
+    if (o.share_gpu) { /* pcclCommInitRank's device of each rank: GPU r % M */
+        char dor[4 * PERF_MAX_RANKS] = "";
+        for (int r = 0; r < o.nranks; r++)
+            snprintf(dor + strlen(dor), sizeof dor - strlen(dor), "%s%d", r ? "," : "", r % o.share_gpu);
         setenv("PCCL_DEVICE_OF_RANK", dor, 1);
     }
     T.o = &o;
@@ -70,7 +71,7 @@ int main(int argc, char **argv)
     for (int r = 0; r < T.nranks; r++) {
         T.rank[r].T = &T;
         T.rank[r].rank = r;
-        T.rank[r].dev = o.share_gpu ? 0 : r;
+        T.rank[r].dev = o.share_gpu ? r % o.share_gpu : r;
     }
     T.sizes = calloc(PERF_MAX_SIZES, sizeof *T.sizes);
     if (!T.sizes || make_tests(&T)) {

@@ -80,10 +80,12 @@ void perf_usage(FILE *f)
         "                        invocation: SQ read, flag waits, primitives, commits, completion and\n"
         "                        CQ write, the daemon's SQ-to-CQ total, and the rest (host: submit,\n"
         "                        poller, callback); out of place, no checks\n"
-        "  --share-gpu           every rank on GPU 0, as threads of this process (pccl only: NCCL\n"
-        "                        refuses a GPU twice): the daemons run side by side on one GPU's\n"
-        "                        SMs and meet in its memory, a proxy for protocol costs where one\n"
-        "                        GPU is all there is (no NVLink in the figures)\n"
+        "  --share-gpu[=M]       rank r on GPU r %% M (M: 1 if not given), as threads of this process\n"
+        "                        (pccl only: NCCL refuses a GPU twice): with M = 1 the daemons run\n"
+        "                        side by side on one GPU's SMs and meet in its memory, a proxy for\n"
+        "                        protocol costs where one GPU is all there is (no NVLink in the\n"
+        "                        figures); with -g 4 --share-gpu=2 every ring hop crosses NVLink\n"
+        "                        (0 -> 1 -> 0 -> 1), a proxy for 4 GPUs where 2 are lent\n"
         "  --pccl-times FILE     pccl back to back: the time of every completion (ns, the host's\n"
         "                        CLOCK_MONOTONIC, PCCL_SLICE_LOG's *_at clock on the host side), one\n"
         "                        CSV line each: rank, bytes, in place, the rank's run (warm-ups\n"
@@ -233,7 +235,7 @@ void perf_parse_args(perf_opts *o, int argc, char **argv, int visible, int defau
         {"interfere", required_argument, 0, O_IFR}, {"interfere-n", required_argument, 0, O_IFRN},
         {"interfere-k", required_argument, 0, O_IFRK}, {"split", no_argument, 0, O_SPLIT},
         {"blocks-csv", required_argument, 0, O_BCSV}, {"overlap", no_argument, 0, O_OVL},
-        {"overlap-colls", required_argument, 0, O_OVLM}, {"share-gpu", no_argument, 0, O_SHARE},
+        {"overlap-colls", required_argument, 0, O_OVLM}, {"share-gpu", optional_argument, 0, O_SHARE},
         {"pccl-times", required_argument, 0, O_TIMES},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
@@ -352,7 +354,7 @@ void perf_parse_args(perf_opts *o, int argc, char **argv, int visible, int defau
         case O_IFRN: o->interfere_n = (long)parse_int(flag, v, 1, 32768); break;
         case O_IFRK: o->interfere_k = (long)parse_int(flag, v, 1, 10000000); break;
         case O_SPLIT: o->split = 1; break;
-        case O_SHARE: o->share_gpu = 1; break;
+        case O_SHARE: o->share_gpu = v ? (int)parse_int(flag, v, 1, PERF_MAX_RANKS) : 1; break;
         case O_BCSV: o->blocks_csv = v; break;
         case 'h': perf_usage(stdout); exit(PERF_EXIT_OK);
         case ':': {
@@ -381,6 +383,11 @@ void perf_parse_args(perf_opts *o, int argc, char **argv, int visible, int defau
     if (o->share_gpu && (o->libs & (1u << PERF_LIB_NCCL)))
         bad("--share-gpu", NULL, "pccl only (NCCL refuses a GPU twice): add --lib pccl");
     if (o->share_gpu && o->interfere) bad("--share-gpu", NULL, "not with --interfere");
+    if (o->share_gpu > visible && visible >= 1) {
+        char why[96];
+        snprintf(why, sizeof why, "%d GPUs asked for, %d visible", o->share_gpu, visible);
+        bad("--share-gpu", NULL, why);
+    }
     if (o->nranks > visible && !(o->share_gpu && visible >= 1)) {
         char why[96];
         snprintf(why, sizeof why, "%d ranks asked for, %d GPUs visible", o->nranks, visible);

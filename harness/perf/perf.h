@@ -85,7 +85,7 @@ typedef struct {
     long overlap_colls;          /* M (0: about the compute's time alone) */
     int split;                   /* --split: pccl's latency split (PCCL_PROFILE) */
     const char *blocks_csv;      /* --blocks-csv: with --split, a line per size, rank and daemon block */
-    int share_gpu;               /* --share-gpu: every rank on GPU 0 (pccl only) */
+    int share_gpu;               /* --share-gpu[=M]: rank r on GPU r % M, 0: off (pccl only) */
     const char *pccl_times;      /* --pccl-times: each b2b completion's time, to this file (lib_pccl.c) */
 } perf_opts;
 

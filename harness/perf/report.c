@@ -39,10 +39,14 @@ static const char *split_csv_header =
     "commit_us,cq_us,daemon_us,host_us,preempt_per_iter_block,slowest_block_us\n";
 
 static int both_libs(const perf_team *T) { return (T->o->libs & 3u) == 3u; }
-/* The GPUs the ranks run on: with --share-gpu GPU 0 alone (a look at GPU 1 of
- * a one-GPU host was an invalid device ordinal, which compute-sanitizer
+/* The GPUs the ranks run on: with --share-gpu=M the first M (a look at GPU 1
+ * of a one-GPU host was an invalid device ordinal, which compute-sanitizer
  * counts as an error). */
-static int perf_devices(const perf_team *T) { return T->o->share_gpu ? 1 : T->nranks; }
+static int perf_devices(const perf_team *T)
+{
+    int m = T->o->share_gpu;
+    return m && m < T->nranks ? m : T->nranks;
+}
 
 static void fmt_time(char *b, size_t n, double us)
 {

@@ -199,7 +199,8 @@ template <typename T, typename Ops> __device__ void pccl_prim(const pccl_job *j)
 /* The step's primitive for its data type, in its protocol's layout. */
 template <typename T, typename Ops> __device__ __forceinline__ void pccl_prim_proto(const pccl_job *j)
 {
-    if (j->ll) pccl_ll_prim<T, Ops>(j);
+    if (j->g_n) pccl_gather_prim<T, Ops>(j);
+    else if (j->ll) pccl_ll_prim<T, Ops>(j);
     else pccl_prim<T, Ops>(j);
 }
 

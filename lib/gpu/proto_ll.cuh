@@ -35,9 +35,9 @@ __device__ __forceinline__ uint64_t pccl_ll_data(ulonglong2 v) { return (v.x & 0
 
 /* Polls a unit until it arrived; gives up (data undefined) once the
  * communicator is aborted, looked at every 1024 polls. */
-__device__ __forceinline__ uint64_t pccl_ll_wait(const uint64_t *p, ulonglong2 v, const pccl_job *j)
+__device__ __forceinline__ uint64_t pccl_ll_wait(const uint64_t *p, ulonglong2 v, uint32_t flag, const pccl_job *j)
 {
-    for (uint32_t i = 1; !pccl_ll_ok(v, j->flag_in); i++) {
+    for (uint32_t i = 1; !pccl_ll_ok(v, flag); i++) {
         if ((i & 1023) == 0 && (pccl_ld_acq32(j->abort) & PCCL_CTL_ABORT)) break;
         v = pccl_ll_ld2(p);
     }
@@ -90,7 +90,7 @@ template <typename T, typename Ops> __device__ __noinline__ void pccl_ll_prim(co
             if (u >= units) break;
             int ne = u * E < n ? (int)(n - u * E < (uint64_t)E ? n - u * E : E) : 0;
             unit x, w, o;
-            x.u = ha ? pccl_ll_wait(a + 2 * u, r[k], j) : 0;
+            x.u = ha ? pccl_ll_wait(a + 2 * u, r[k], j->flag_in, j) : 0;
             w.u = y[k];
             o.u = 0;
 #pragma unroll
@@ -99,6 +99,61 @@ template <typename T, typename Ops> __device__ __noinline__ void pccl_ll_prim(co
             if (d0) pccl_ll_put(d0 + 8 * u, o.u, ne * (int)sizeof(T), al);
             if (d1) pccl_ll_st2(d1 + 2 * u, o.u, j->flag_out);
         }
+    }
+}
+
+/* PCCL_GATHER (the direct all-reduce on 3 or more ranks): each unit of the
+ * result is the n ranks' units reduced in rank order, ours from the input,
+ * the others' from the slots kept in our ring (scheduler.h,
+ * pccl_gather_step), in either protocol: LL's lines waited for with their
+ * slot's flag (all but the last arrived in earlier steps), Simple's slots
+ * read around L1.  The loads of PCCL_GATHER_BATCH operands go out before the
+ * first is reduced: one memory latency a unit on up to 4 ranks, not n - 1
+ * (all 8 at once spilled them: 128 bytes a thread). */
+#define PCCL_GATHER_BATCH 4
+template <typename T, typename Ops> __device__ __noinline__ void pccl_gather_prim(const pccl_job *j)
+{
+    constexpr int E = 8 / sizeof(T), B = PCCL_GATHER_BATCH;
+    union unit { uint64_t u; T e[E]; };
+    const char *b = (const char *)j->b;
+    char *d0 = (char *)j->d0;
+    const uint64_t n = j->n, units = (n * sizeof(T) + 7) / 8, stride = blockDim.x - PCCL_CTRL_THREADS;
+    const bool al = (((uintptr_t)b | (uintptr_t)d0) & 7) == 0, ll = j->ll != 0;
+    const int nr = j->g_n, me = j->g_r, op = j->op, dv = j->div;
+    for (uint64_t u = threadIdx.x - PCCL_CTRL_THREADS; u < units; u += stride) {
+        const int ne = n - u * E < (uint64_t)E ? (int)(n - u * E) : E;
+        unit acc, x;
+        acc.u = 0;
+        for (int q0 = 0; q0 < nr; q0 += B) {
+            ulonglong2 v[B];
+#pragma unroll
+            for (int k = 0; k < B; k++) {
+                const int q = q0 + k;
+                if (q >= nr || q == me) continue;
+                const uint64_t *p = (const uint64_t *)pccl_gather_slot(j, pccl_gather_step(j, q));
+                if (ll) v[k] = pccl_ll_ld2(p + 2 * u);
+                else v[k].x = __ldcg((const unsigned long long *)p + u);
+            }
+#pragma unroll
+            for (int k = 0; k < B; k++) {
+                const int q = q0 + k;
+                if (q >= nr) break;
+                if (q == me) x.u = pccl_ll_get(b + 8 * u, ne * (int)sizeof(T), al);
+                else if (!ll) x.u = v[k].x;
+                else {
+                    const uint64_t t = pccl_gather_step(j, q);
+                    x.u = pccl_ll_wait((const uint64_t *)pccl_gather_slot(j, t) + 2 * u, v[k], pccl_ll_flag(t), j);
+                }
+#pragma unroll
+                for (int e = 0; e < E; e++)
+                    if (e < ne) acc.e[e] = q == 0 ? x.e[e] : Ops::op(op, acc.e[e], x.e[e]);
+            }
+        }
+        if (dv)
+#pragma unroll
+            for (int e = 0; e < E; e++)
+                if (e < ne) acc.e[e] = Ops::div(acc.e[e], dv);
+        pccl_ll_put(d0 + 8 * u, acc.u, ne * (int)sizeof(T), al);
     }
 }
 

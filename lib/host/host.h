@@ -26,12 +26,15 @@ extern __thread uint64_t pccl_host_skew_ns;
  * block thread) declares slow_us_, from the test knob PCCL_TEST_SLOW_BLOCK=
  * B:US (block B of every rank sleeps US microseconds after each primitive:
  * a ring on slow multiprocessors, for the tests of dynamic groups). */
-#define PCCL_EXEC(job) ((job)->ll ? pccl_host_ll_exec(job) : pccl_host_exec(job), pccl_host_slow(slow_us_))
+#define PCCL_EXEC(job)                                                                                      \
+    ((job)->g_n ? pccl_host_gather_exec(job) : (job)->ll ? pccl_host_ll_exec(job) : pccl_host_exec(job),      \
+     pccl_host_slow(slow_us_))
 #define PCCL_SM_ID() (-1)
 #include "../scheduler.h"
 
 void pccl_host_exec(const pccl_job *j);
 void pccl_host_ll_exec(const pccl_job *j); /* the LL protocol's (proto_ll.c) */
+void pccl_host_gather_exec(const pccl_job *j); /* PCCL_GATHER's, either protocol (proto_ll.c) */
 /* Emulated streams (stream.c): the backend's stream operations, the device
  * synchronization's wait for streams, and cleanup at close. */
 pcclResult_t pccl_host_stream_check(pcclComm_t c, void *stream);

@@ -47,3 +47,45 @@ void pccl_host_ll_exec(const pccl_job *j)
         }
     }
 }
+
+/* PCCL_GATHER (the direct all-reduce on 3 or more ranks): the twin of
+ * pccl_gather_prim (lib/gpu/proto_ll.cuh).  Piece by piece, the n ranks'
+ * operands in rank order: ours from the input, the others' from the slots
+ * kept in our ring (scheduler.h, pccl_gather_step), LL lines waited for with
+ * their slot's flag, Simple slots read as they are; each folded into the
+ * running result by the Simple primitive's arithmetic as op(result, operand),
+ * avg's division with the last. */
+void pccl_host_gather_exec(const pccl_job *j)
+{
+    const int es = pccl_type_size(j->dtype), per = 8 / es;
+    const uint64_t units = j->n ? pccl_ll_units(j->n, es) : 0;
+    uint64_t in[PIECE], acc[PIECE];
+    int ok = 1;
+    for (uint64_t u0 = 0; u0 < units && ok; u0 += PIECE) {
+        uint64_t m = units - u0 < PIECE ? units - u0 : PIECE, e0 = u0 * (uint64_t)per;
+        uint64_t ne = j->n - e0 < m * (uint64_t)per ? j->n - e0 : m * (uint64_t)per;
+        for (int q = 0; q < j->g_n && ok; q++) {
+            uint64_t *dst = q == 0 ? acc : in;
+            if (q == j->g_r) {
+                memcpy(dst, (const char *)j->b + e0 * (uint64_t)es, ne * (uint64_t)es);
+            } else {
+                uint64_t t = pccl_gather_step(j, q);
+                const uint64_t *slot = (const uint64_t *)pccl_gather_slot(j, t);
+                for (uint64_t k = 0; k < m && ok; k++)
+                    dst[k] = j->ll ? ll_recv(slot + 2 * (u0 + k), pccl_ll_flag(t), j->abort, &ok)
+                                   : pccl_ll_ld(slot + u0 + k);
+            }
+            if (q == 0 || !ok) continue;
+            pccl_job p = *j; /* acc = op(acc, in), elementwise in place */
+            p.a = in;
+            p.b = acc;
+            p.d0 = acc;
+            p.d1 = NULL;
+            p.swap = 1;
+            p.n = ne;
+            p.div = q == j->g_n - 1 ? j->div : 0;
+            pccl_host_exec(&p);
+        }
+        if (ok) memcpy((char *)j->d0 + e0 * (uint64_t)es, acc, ne * (uint64_t)es);
+    }
+}

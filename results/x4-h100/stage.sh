@@ -16,6 +16,7 @@ cp $base/build/gpu/pccl-perf $d/pccl-perf-base
 # VARIANTS="name:dir ...": each dir's build/gpu/pccl-perf as pccl-perf-name (run3.sh: full, ptr, bpb256, bpb128)
 for v in ${VARIANTS:-}; do cp ${v#*:}/build/gpu/pccl-perf $d/pccl-perf-${v%%:*}; done
 cp scripts/perf scripts/perf-vs-nccl-tests $d/
+cp results/call.sh $d/ # the run scripts' helpers
 for c in all_reduce all_gather reduce_scatter reduce broadcast; do cp ../shared/tools/nccl-tests/${c}_perf $d/nt/; done
 git rev-parse HEAD > $d/COMMIT; git diff --quiet || echo "+ uncommitted: $(git diff --stat | tail -1)" >> $d/COMMIT
 strip --strip-debug $d/pccl-* $d/nccl-deadlock

@@ -12,7 +12,7 @@
 
 /* lib/tune.c's tables (core.h declares them; the tests see only pccl.h). */
 int pccl_pick_proto(int knob, int type, uint64_t bytes, int nranks);
-int pccl_pick_algo(int knob, int type, uint64_t bytes, int nranks);
+int pccl_pick_algo(int knob, int type, uint64_t bytes, int nranks, int slots);
 uint64_t pccl_pick_min_blocks(uint64_t bytes, uint64_t threads, int nranks, int host);
 
 /* An environment variable set for the length of a test. */
@@ -45,13 +45,30 @@ static void test_tuner(void)
         CU_ASSERT_EQUAL(pccl_pick_proto(PCCL_PROTO_AUTO, 0, 64u << 20, n), PCCL_PROTO_SIMPLE);
     }
     CU_ASSERT_EQUAL(pccl_pick_proto(PCCL_PROTO_AUTO, 0, 8, 1), PCCL_PROTO_SIMPLE);
-    /* direct: all-reduce on 2 ranks only, small sizes by default, forced at any */
-    CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_AUTO, 0, 8, 2), PCCL_ALGO_DIRECT);
-    CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_AUTO, 0, 1u << 30, 2), PCCL_ALGO_RING);
-    CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_DIRECT, 0, 1u << 30, 2), PCCL_ALGO_DIRECT);
-    CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_DIRECT, 0, 8, 3), PCCL_ALGO_RING);
-    for (int t = 1; t < pcclNumColls; t++) CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_DIRECT, t, 8, 2), PCCL_ALGO_RING);
-    CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_RING, 0, 8, 2), PCCL_ALGO_RING);
+    /* direct: all-reduce only, on 2 ranks up to 256 KiB by default, on 3-8
+     * up to 32 KiB, where the ring's slots hold a loop's n - 1; forced at any
+     * size where it applies */
+    CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_AUTO, 0, 8, 2, 4), PCCL_ALGO_DIRECT);
+    CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_AUTO, 0, 256u << 10, 2, 4), PCCL_ALGO_DIRECT);
+    CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_AUTO, 0, (256u << 10) + 1, 2, 4), PCCL_ALGO_RING);
+    CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_AUTO, 0, 1u << 30, 2, 4), PCCL_ALGO_RING);
+    for (int n = 3; n <= 5; n++) {
+        CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_AUTO, 0, 8, n, 4), PCCL_ALGO_DIRECT);
+        CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_AUTO, 0, 32u << 10, n, 4), PCCL_ALGO_DIRECT);
+        CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_AUTO, 0, (32u << 10) + 1, n, 4), PCCL_ALGO_RING);
+        CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_DIRECT, 0, 1u << 30, n, 4), PCCL_ALGO_DIRECT);
+    }
+    /* n - 1 received slots kept: 6 ranks need 5 slots; never past 8 ranks */
+    CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_DIRECT, 0, 8, 6, 4), PCCL_ALGO_RING);
+    CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_AUTO, 0, 8, 8, 4), PCCL_ALGO_RING);
+    CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_AUTO, 0, 8, 8, 8), PCCL_ALGO_DIRECT);
+    CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_DIRECT, 0, 8, 9, 64), PCCL_ALGO_RING);
+    CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_DIRECT, 0, 8, 3, 2), PCCL_ALGO_DIRECT);
+    CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_DIRECT, 0, 8, 4, 2), PCCL_ALGO_RING);
+    for (int t = 1; t < pcclNumColls; t++)
+        for (int n = 2; n <= 4; n++) CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_DIRECT, t, 8, n, 4), PCCL_ALGO_RING);
+    CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_RING, 0, 8, 2, 4), PCCL_ALGO_RING);
+    CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_RING, 0, 8, 4, 4), PCCL_ALGO_RING);
     /* blocks: one for small collectives on the GPU (up to 8 KiB, 64 KiB on
      * one rank), 4 x 512 threads' worth above, and never fewer as the size
      * grows; the host backend keeps 4 */
@@ -129,36 +146,68 @@ static void test_direct(void)
     env_pop(k);
 }
 
+/* The direct all-reduce on 3-5 ranks (each keeps a loop's n - 1 received
+ * slots until it reduces all n in rank order): LL and Simple, one block and
+ * several, chunks of 256 bytes (many loops, each slot reused), the fewest
+ * slots that hold them (PCCL_SLOTS=2 on 3 ranks, 4 on 5), and chaos mode in
+ * opposite orders. */
+static void test_direct_n(void)
+{
+    static const size_t c[] = {1, 7, 1003};
+    env_keep k = env_push("PCCL_ALGO", "direct");
+    pt_correctness(3, 2, -1, PCCL_PROTO_LL, c, 3);
+    pt_correctness(4, 1, 256, PCCL_PROTO_LL, c, 3);
+    pt_correctness(5, 3, 256, PCCL_PROTO_SIMPLE, c, 3);
+    env_keep k2 = env_push("PCCL_SLOTS", "2");
+    env_keep k3 = env_push("PCCL_INTERLEAVE", "1");
+    pt_correctness(3, 2, 256, PCCL_PROTO_LL, c + 1, 2);
+    env_pop(k3);
+    env_pop(k2);
+    pt_chaos_matrix(4, 2, 256, -1, 1, PCCL_PROTO_LL, c + 1, 2, 1);
+    pt_chaos_matrix(3, 2, 256, -1, 1, PCCL_PROTO_SIMPLE, c + 1, 2, 1);
+    env_pop(k);
+}
+
 /* Every rank of an all-reduce gets the same bits, where the reduction of
  * the same operands in another order would not: max and min of NaN and a
  * number, and of -0 and +0 (x > y ? x : y keeps the second of equals and
- * of unordered operands).  The direct algorithm reduces on both ranks, in
- * one order (PCCL_SWAP); the ring reduces each element on one rank. */
-static void same_bits(int algo, pcclRedOp_t op)
+ * of unordered operands), and float sums whose rounding depends on the
+ * order.  The direct algorithm reduces on every rank, in rank order (on 2
+ * ranks PCCL_SWAP, on more PCCL_GATHER); the ring reduces each element on
+ * one rank. */
+static void same_bits(int n, int algo, pcclRedOp_t op)
 {
-    pcclComm_t c[2];
+    pcclComm_t c[4];
     pcclConfig_t cfg = pt_config(1, -1);
     cfg.algo = algo;
-    if (pt_init(c, 2, &cfg)) return;
-    float in[2][4] = {{NAN, -0.0f, 0.0f, 1.0f}, {1.0f, 0.0f, -0.0f, NAN}}, out[2][4];
-    int id[2];
-    for (int r = 0; r < 2; r++) PT_OK(pcclRegisterAllReduce(c[r], 4, pcclFloat32, op, 0, &id[r]));
-    for (int r = 0; r < 2; r++) PT_OK(pcclRun(c[r], id[r], in[r], out[r], NULL, NULL));
-    for (int r = 0; r < 2; r++) PT_OK(pcclWaitAll(c[r]));
-    for (int i = 0; i < 4; i++) {
-        uint32_t b0, b1;
-        memcpy(&b0, &out[0][i], 4);
-        memcpy(&b1, &out[1][i], 4);
-        PT_CHECK(b0 == b1, "algo %d op %d element %d: rank 0 got 0x%08x, rank 1 0x%08x", algo, (int)op, i, b0, b1);
-    }
-    pt_destroy(c, 2);
+    if (pt_init(c, n, &cfg)) return;
+    /* NaN, signed zeros, and sums whose rounding depends on the order */
+    float in[4][6] = {{NAN, -0.0f, 0.0f, 1.0f, 1e8f, 0.1f},
+                      {1.0f, 0.0f, -0.0f, NAN, 1.0f, 0.2f},
+                      {-0.0f, NAN, 1.0f, 0.0f, -1e8f, 0.3f},
+                      {0.0f, 1.0f, NAN, -0.0f, 1.0f, 0.7f}},
+          out[4][6];
+    int id[4];
+    for (int r = 0; r < n; r++) PT_OK(pcclRegisterAllReduce(c[r], 6, pcclFloat32, op, 0, &id[r]));
+    for (int r = 0; r < n; r++) PT_OK(pcclRun(c[r], id[r], in[r], out[r], NULL, NULL));
+    for (int r = 0; r < n; r++) PT_OK(pcclWaitAll(c[r]));
+    for (int r = 1; r < n; r++)
+        for (int i = 0; i < 6; i++) {
+            uint32_t b0, b1;
+            memcpy(&b0, &out[0][i], 4);
+            memcpy(&b1, &out[r][i], 4);
+            PT_CHECK(b0 == b1, "%d ranks, algo %d op %d element %d: rank 0 got 0x%08x, rank %d 0x%08x", n, algo,
+                     (int)op, i, b0, r, b1);
+        }
+    pt_destroy(c, n);
 }
 static void test_same_bits(void)
 {
-    for (int op = pcclMax; op <= pcclMin; op++) {
-        same_bits(PCCL_ALGO_DIRECT, (pcclRedOp_t)op);
-        same_bits(PCCL_ALGO_RING, (pcclRedOp_t)op);
-    }
+    for (int op = pcclSum; op <= pcclMin; op++)
+        for (int n = 2; n <= 4; n++) {
+            same_bits(n, PCCL_ALGO_DIRECT, (pcclRedOp_t)op);
+            same_bits(n, PCCL_ALGO_RING, (pcclRedOp_t)op);
+        }
 }
 
 /* Chaos mode in LL: thresholds of 1-4 polls preempt a collective at nearly
@@ -210,7 +259,8 @@ int pt_register_proto(void)
         !CU_add_test(s, "LL, 3 gpus, count 0 and 5003 (many pieces)", test_ll_large_and_empty) ||
         !CU_add_test(s, "Simple, 3 gpus, chunk 256, the same counts", test_simple_same_sizes) ||
         !CU_add_test(s, "direct all-reduce, 2 gpus, LL and Simple, chaos", test_direct) ||
-        !CU_add_test(s, "all-reduce: every rank the same bits (NaN, signed zeros)", test_same_bits) ||
+        !CU_add_test(s, "direct all-reduce, 3-5 gpus, LL and Simple, fewest slots, chaos", test_direct_n) ||
+        !CU_add_test(s, "all-reduce, 2-4 gpus: every rank the same bits (NaN, signed zeros, rounding)", test_same_bits) ||
         !CU_add_test(s, "LL, chaos, 3 gpus, 2 blocks", test_ll_chaos_3) ||
         !CU_add_test(s, "LL, chaos, 4 gpus, opposite orders", test_ll_chaos_4_opposite) ||
         !CU_add_test(s, "LL, random order, 3 gpus", test_ll_random_3) ||
