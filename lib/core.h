@@ -202,8 +202,8 @@ enum {
 #define PCCL_ALGO_RING 1
 #define PCCL_ALGO_DIRECT 2
 #endif
-/* The direct all-reduce runs on at most this many ranks (lib/tune.c): its
- * last step holds one operand of each in flight (pccl_gather_prim). */
+/* The direct all-reduce runs on at most this many ranks (lib/tune.c): each
+ * receives n - 1 whole inputs, and keeps them in n - 1 slots of its ring. */
 #define PCCL_DIRECT_MAX_RANKS 8
 /* A step's code: its flags in the low 10 bits, its chunk (< PCCL_MAX_RANKS)
  * in the high 6. */

@@ -35,16 +35,14 @@ int pccl_pick_proto(int knob, int type, uint64_t bytes, int nranks)
  * ranks that is as many bytes in one step where the ring takes two, and it is
  * picked up to DIRECT_MAX_2; above it, the ring (each rank then reduces the
  * whole buffer, where the ring reduces half).  On 3 or more ranks, up to
- * DIRECT_MAX_N: 4 ranks as threads on 2 H200s, two on each, every ring hop
- * over NVLink (results/direct-n, call 4), round trip at 8 B-2 KiB 25.1-27.1
- * us against the ring's 35.1-38.2, at 8 KiB 34.2-35.1 against 35.8-36.2, at
- * 32 KiB 38.7-39.7 against 42.6-43.7; back to back 6.9-8.7, 9.4-9.7 and
- * 9.8-10.8 against 9.9-11.2, 10.1-10.4 and 10.9-11.2; at 128 KiB the bytes
- * rule (direct forced, calls 1 and 3: 69.9-74.1 against 51.0-51.8 round
- * trip).  Each GPU's NVLink carried two ranks there: on one rank a GPU the
- * bytes cost less.
- * It keeps a loop's n - 1 received slots until its last step, so it applies
- * where a ring's slots hold them. */
+ * DIRECT_MAX_N.  On 4 H200s (results/direct-n, call 6), round trip at 8 B-2
+ * KiB 26.3-28.0 us against the ring's 35.0-37.5, at 8 KiB 35.4-36.7 against
+ * 35.9-36.7, at 32 KiB 39.5-41.1 against 41.6-42.6; back to back 7.1-8.5,
+ * 9.4-9.7 and 9.6-9.9 against 9.8-10.7, 9.8-10.6 and 10.6-10.8.  Above, the
+ * bytes rule: 4 ranks on 2 H200s (two on each GPU, every hop over NVLink;
+ * calls 1 and 3), direct forced at 128 KiB took 69.9-74.1 us round trip
+ * against 51.0-51.8.  It keeps a loop's n - 1 received slots until its last
+ * step, so it applies where a ring's slots hold them. */
 #define DIRECT_MAX_2 (256u << 10)
 #define DIRECT_MAX_N (32u << 10)
 
