@@ -11,9 +11,9 @@
 #define PCCL_BYTES_PER_BLOCK (512u << 10)
 #endif
 /* LL moves half the data per slot byte and per store, so a block moves
- * fewer bytes per microsecond: one block per 16 KiB (LL runs to 256 KiB on 2
- * ranks, 128 KiB on 3-8: 8 or 16 blocks there, where one per 512 KiB gave
- * the 4-block minimum).  On 4 H200s (results/direct-n, call 8), 2 ranks'
+ * fewer bytes per microsecond: one block per 16 KiB (LL runs to 256 KiB on
+ * 2-4 ranks, 128 KiB on 5-8: 8 or 16 blocks there, where one per 512 KiB
+ * gave the 4-block minimum).  On 4 H200s (results/direct-n, call 8), 2 ranks'
  * all-reduce at 128 and 256 KiB took 24.2-25.1 and 24.7-26.1 us round trip
  * against 27.5-28.0 and 36.8-37.2, 6.2-6.4 and 6.2-6.3 back to back against
  * 7.0-7.4 and 9.3-9.6; all-gather and reduce-scatter at 256 KiB 22.0-24.0

@@ -791,8 +791,12 @@ PCCL_FN int pccl_advance(pccl_blk *S, const pccl_gpu *G, int b)
 }
 
 /* Publishes the pending step: the slot's data before the tail that
- * announces it, our reads of the received slot before the head that frees
- * it, one fence for both. */
+ * announces it (one fence: the movers wrote the data), then the head that
+ * frees the received slot.  A head alone (an LL step, whose data carries
+ * its flags; a step that only receives) needs no fence: the movers' reads
+ * of the slot were performed at the barrier before this post, their values
+ * already used, so the sender's next writes cannot reach them (NCCL posts
+ * its heads so too); on the host the store releases. */
 PCCL_FN void pccl_post(pccl_blk *S, const pccl_gpu *G, int b)
 {
     if (!S->pend_tail && !S->pend_head) return;
@@ -800,7 +804,7 @@ PCCL_FN void pccl_post(pccl_blk *S, const pccl_gpu *G, int b)
     char *next = pccl_conn(G->next_arena, c, G, S->lane);
     if (S->pend_tail && c->dyn)
         pccl_st_post((uint64_t *)(next + PCCL_CONN_HDR + pccl_slot_of(S->pend_tail - 1, G->k.slots) * 8), S->pend_hdr);
-    pccl_fence_rel();
+    if (S->pend_tail) pccl_fence_rel();
     if (S->pend_tail) pccl_st_post((uint64_t *)(next + PCCL_CONN_TAIL), S->pend_tail);
     if (S->pend_head) pccl_st_post((uint64_t *)(pccl_conn(G->prev_arena, c, G, S->lane) + PCCL_CONN_HEAD), S->pend_head);
     S->pend_tail = S->pend_head = 0;

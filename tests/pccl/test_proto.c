@@ -45,6 +45,12 @@ static void test_tuner(void)
         CU_ASSERT_EQUAL(pccl_pick_proto(PCCL_PROTO_AUTO, 0, 64u << 20, n), PCCL_PROTO_SIMPLE);
     }
     CU_ASSERT_EQUAL(pccl_pick_proto(PCCL_PROTO_AUTO, 0, 8, 1), PCCL_PROTO_SIMPLE);
+    /* the table's rows: LL to 256 KiB on 2-4 ranks, 128 KiB on 5-8, 64 KiB beyond */
+    for (int n = 2; n <= 9; n++) {
+        uint64_t lim = n <= 4 ? 256u << 10 : n <= 8 ? 128u << 10 : 64u << 10;
+        CU_ASSERT_EQUAL(pccl_pick_proto(PCCL_PROTO_AUTO, 0, lim, n), PCCL_PROTO_LL);
+        CU_ASSERT_EQUAL(pccl_pick_proto(PCCL_PROTO_AUTO, 0, lim + 1, n), PCCL_PROTO_SIMPLE);
+    }
     /* direct: all-reduce only, on 2 ranks up to 256 KiB by default, on 3-8
      * up to 32 KiB, where the ring's slots hold a loop's n - 1; forced at any
      * size where it applies */
