@@ -474,6 +474,7 @@ typedef struct {
     uint64_t *cq_ticket;     /* CQ slot counter                     */
     uint64_t *progress;      /* steps committed by any block, ever  */
     uint64_t *quit;          /* the launch (its epoch) whose block 0 decided to end it: the others follow */
+    uint64_t *looked;        /* [blocks] the last launch (epoch) in which block b looked at its work (cut.h) */
     pccl_blk_saved *saved;   /* [blocks]                            */
     uint64_t *dsq;           /* [blocks][depth] block 0 -> the others' SQs */
     uint64_t *dsq_tail;      /* [blocks][2] entries block 0 wrote into each, and the next one's slot */
@@ -517,7 +518,8 @@ PCCL_FN size_t pccl_carve_device(pccl_gpu *G, char *base)
            o_stq = PCCL_NEXT(o_saved, nb * sizeof(pccl_blk_saved)), o_dsq = PCCL_NEXT(o_stq, nb * d * sizeof(int32_t)),
            o_dtail = PCCL_NEXT(o_dsq, nb * d * sizeof(uint64_t)), o_dargs = PCCL_NEXT(o_dtail, nb * 2 * sizeof(uint64_t)),
            o_claims = PCCL_NEXT(o_dargs, mc * sizeof(pccl_args)), o_gate = PCCL_NEXT(o_claims, mc * sizeof(uint64_t)),
-           o_fin = PCCL_NEXT(o_gate, mc * PCCL_GATE_SLOTS * sizeof(uint64_t)), total = PCCL_NEXT(o_fin, mc * sizeof(uint64_t));
+           o_fin = PCCL_NEXT(o_gate, mc * PCCL_GATE_SLOTS * sizeof(uint64_t)), o_looked = PCCL_NEXT(o_fin, mc * sizeof(uint64_t)),
+           total = PCCL_NEXT(o_looked, nb * sizeof(uint64_t));
 #undef PCCL_NEXT
     if (base) {
         G->colls = (pccl_coll *)base;
@@ -534,6 +536,7 @@ PCCL_FN size_t pccl_carve_device(pccl_gpu *G, char *base)
         G->claims = (uint64_t *)(base + o_claims);
         G->gate = (uint64_t *)(base + o_gate);
         G->fin = (uint64_t *)(base + o_fin);
+        G->looked = (uint64_t *)(base + o_looked);
     }
     return total;
 }

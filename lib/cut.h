@@ -83,6 +83,33 @@ PCCL_FN int pccl_may_quit(const pccl_blk *S, const pccl_gpu *G, int cut)
     return 1;
 }
 
+/* Whether every block of the GPU has looked at its work in this launch:
+ * tried a collective (pccl_try, before its cut check or wait) or, with
+ * none queued, begun a second pass.  Each stores the launch's epoch into
+ * G->looked[b] then (pccl_looked).  A launch that moved nothing is ended
+ * (by the slice, the watch's ask or idleness) only once all have: before,
+ * a block may not yet have reached work that is ready.  Under
+ * compute-sanitizer's racecheck a launch's start took longer than the
+ * slice, every launch was cut before its first step, and the daemon ran
+ * nothing for minutes (one H100, results/round-trip, calls 5-8); otherwise
+ * a block tries its first collective microseconds into its launch, so the
+ * bound on an implicit synchronization's wait does not move.  A wait
+ * without a threshold (a neighbour's wait) still yields to a cut: its
+ * block has tried. */
+PCCL_FN void pccl_looked(pccl_blk *S, const pccl_gpu *G, int b)
+{
+    if (S->plans >= 2) return;
+    S->plans = 2;
+    pccl_st_post_gpu(&G->looked[b], S->epoch);
+}
+
+PCCL_FN int pccl_all_looked(const pccl_blk *S, const pccl_gpu *G)
+{
+    for (int o = 0; o < G->k.blocks; o++)
+        if (pccl_ld_gpu(&G->looked[o]) != S->epoch) return 0;
+    return 1;
+}
+
 PCCL_FN void pccl_mark_cut(pccl_blk *S, uint64_t now)
 {
     S->cut = 1;
@@ -182,9 +209,11 @@ PCCL_COLD_FN int pccl_cut_slow(pccl_blk *S, const pccl_gpu *G, uint64_t now, int
     if (S->asked) due = now;
     /* A launch that has moved nothing yet waits for its peers: it lives
      * quit_ns at least, as without a slice, so that the launches of ranks
-     * meet.  (Cut after 100 us, two ranks' launches seldom overlapped, and
-     * opposite orders stalled: tests/pccl/test_share.c.) */
-    if (now >= due && (t >= (uint64_t)G->k.quit_ns || pccl_ld_gpu(G->progress) != S->progress0)) {
+     * meet (cut after 100 us, two ranks' launches seldom overlapped, and
+     * opposite orders stalled: tests/pccl/test_share.c), and until every
+     * block has looked at its work (pccl_all_looked). */
+    if (now >= due && (pccl_ld_gpu(G->progress) != S->progress0 ||
+                       (t >= (uint64_t)G->k.quit_ns && pccl_all_looked(S, G)))) {
         if (pccl_may_quit(S, G, 1)) {
             pccl_mark_cut(S, now);
         } else { /* held: a new slice, and the next look at the hold a slice later (or the next ask) */

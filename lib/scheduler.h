@@ -89,6 +89,7 @@ typedef struct {
      * reaches after reading it. */
     int32_t cmd, dec[2];
     int32_t pos, cur, tq_len, progressed, got, npass, idle, more;
+    int32_t plans;                 /* passes begun in this launch, to 2: it looked at its work (cut.h, pccl_looked) */
     int32_t cut;                   /* the time slice is over: stop at the next decision */
     int32_t asked;                 /* block 0: the host asked for a cut (PCCL_CTL_CUT) */
     int32_t blk;                   /* this block's index (block 0 decides the launch's end) */
@@ -430,7 +431,7 @@ PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
     for (int i = 0; i < S->tq_len; i++) S->tq[i] = G->saved_tq[(size_t)b * G->k.depth + i];
     S->t_progress = S->t_begin = now;
     S->seen_progress = S->progress0 = pccl_ld_gpu(G->progress);
-    S->cut = S->asked = 0;
+    S->cut = S->asked = S->plans = 0;
     S->t_ctl = now;
     S->follow_gap = 0;
     pccl_next_check(S, G, now);
@@ -457,6 +458,8 @@ PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
 PCCL_FN void pccl_plan(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
 {
     S->nhand = 0; /* the last pass's were written (pccl_hand_on_lanes) */
+    if (S->plans == 1) pccl_looked(S, G, b); /* a second pass: it looked at its work (cut.h) */
+    else if (S->plans == 0) S->plans = 1;
     /* The abort flag is in pinned memory: a read costs a PCIe round trip.
      * A block reads it in every pass that follows one without progress
      * while it has work (waiting for peers); an idle one in every 64th pass
@@ -503,6 +506,9 @@ PCCL_FN void pccl_plan(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
         if (p != S->seen_progress) S->t_progress = now, idle = 0;
         S->seen_progress = p;
     }
+    /* Nor while a block has not yet looked at its work (cut.h,
+     * pccl_all_looked): block 0 decides for every block. */
+    if (idle && b == 0 && !pccl_all_looked(S, G)) idle = 0;
     if (idle && !pccl_may_quit(S, G, 0)) {
         /* block 0 held: idle again quit_ns later, and a look at the hold
          * then; the others look at block 0's decision (device memory) in
@@ -895,6 +901,7 @@ PCCL_FN void pccl_end(pccl_blk *S, const pccl_gpu *G, int b)
  * next step's connectors.  EXEC: the job is ready; STOP: it was preempted. */
 PCCL_FN int pccl_try(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
 {
+    pccl_looked(S, G, b);
     if (pccl_cut_now(S, G)) {
         pccl_stop_cut(S, G, b);
         return PCCL_DEC_STOP;
@@ -952,10 +959,14 @@ PCCL_FN int pccl_settle(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *next)
  * PCCL_MOVER: the threads that move data (on the GPU all but the first warp,
  * whose thread 0 leads; on the host the one thread does both, in turn).
  * ph_ is each thread's parity in dec[]. */
+#ifndef PCCL_LAUNCH_SLOW /* the host backend's test knob: a launch slow to start (host.h) */
+#define PCCL_LAUNCH_SLOW() ((void)0)
+#endif
 #define PCCL_DAEMON_BODY(S, G, b)                                                  \
     do {                                                                           \
         int ph_ = 0, jx_ = 0, d_;                                                  \
         if (PCCL_LEADER) pccl_begin(S, G, b, PCCL_NOW_NS());                       \
+        PCCL_LAUNCH_SLOW();                                                        \
         PCCL_BARRIER();                                                            \
         for (;;) {                                                                 \
             /* An idle block's leader polls alone: a pass with nothing      \

@@ -56,6 +56,14 @@ static int slow_us(int b)
     return e && sscanf(e, "%d:%d", &blk, &us) == 2 && blk == b && us > 0 ? us : 0;
 }
 
+/* PCCL_TEST_SLOW_START_US=US (host.h): every block's launch, US late to its first pass. */
+static int slow_start_us(void)
+{
+    const char *e = getenv("PCCL_TEST_SLOW_START_US");
+    int us;
+    return e && sscanf(e, "%d", &us) == 1 && us > 0 ? us : 0;
+}
+
 __thread uint64_t pccl_host_skew_ns;
 
 /* PCCL_TEST_CLOCK_SKEW_US=R:US (host.h): US for rank r, else 0. */
@@ -77,7 +85,7 @@ static void *block_main(void *p)
     block_arg a = *(block_arg *)p;
     free(p);
     pthread_setname_np(pthread_self(), "pccl-daemon"); /* named: tests count what is left */
-    int slow_us_ = slow_us(a.b);
+    int slow_us_ = slow_us(a.b), slow_start_us_ = slow_start_us();
     pcclComm_t c = a.c;
     pccl_host_skew_ns = skew_ns(c->rank);
     host_bk *h = c->bk;

@@ -30,6 +30,11 @@ extern __thread uint64_t pccl_host_skew_ns;
     ((job)->g_n ? pccl_host_gather_exec(job) : (job)->ll ? pccl_host_ll_exec(job) : pccl_host_exec(job),      \
      pccl_host_slow(slow_us_))
 #define PCCL_SM_ID() (-1)
+/* After pccl_begin, pccl_host_slow(slow_start_us_): block_main declares it
+ * from the test knob PCCL_TEST_SLOW_START_US=US (every block of every rank
+ * sleeps US microseconds as its launch begins, past its clock reading: a
+ * launch as slow to start as one under compute-sanitizer's racecheck). */
+#define PCCL_LAUNCH_SLOW() pccl_host_slow(slow_start_us_)
 #include "../scheduler.h"
 
 void pccl_host_exec(const pccl_job *j);

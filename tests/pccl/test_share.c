@@ -739,6 +739,8 @@ static void test_abort_turns(void)
     G.hdr = &hdr;
     G.progress = &progress;
     G.quit = &quit;
+    uint64_t looked[NB] = {0};
+    G.looked = looked;
     G.dsq = dsq;
     G.saved = saved;
     G.saved_tq = saved_tq;
@@ -768,7 +770,7 @@ static void test_abort_turns(void)
 typedef struct {
     pccl_pinned_hdr hdr;
     pccl_sqe sq[4];
-    uint64_t progress, quit;
+    uint64_t progress, quit, looked[1];
     pccl_blk_saved saved[1];
     int32_t saved_tq[4], tq[4];
     pccl_gpu G;
@@ -787,6 +789,7 @@ static void one_block_begin(one_block *o, int64_t quit_ns, uint64_t progress, in
     o->G.sq = o->sq;
     o->G.progress = &o->progress;
     o->G.quit = &o->quit;
+    o->G.looked = o->looked;
     o->G.saved = o->saved;
     o->G.saved_tq = o->saved_tq;
     o->G.epoch = 1;
@@ -885,6 +888,69 @@ static void test_wait_spans_slices(void)
     pt_end();
 }
 
+/* A launch slower to start than its slice (cut.h, pccl_all_looked): every
+ * block thread sleeps 8 ms as its launch begins (PCCL_TEST_SLOW_START_US),
+ * past a 2 ms slice and quit_ns, as under compute-sanitizer's racecheck on
+ * the GPU.  Block 0 must not end a launch that moved nothing before every
+ * block has looked at its work once: cut at its first pass instead, each
+ * launch ran nothing, and the collectives never completed (the deadline
+ * below fails it; so did racecheck on one H100). */
+static void test_slow_start(void)
+{
+    enum { RANKS = 2, N = 16 << 10, K = 2 };
+    const double deadline_s = 30;
+    pt_begin("a launch slower to start than its slice", 120);
+    pcclComm_t c[RANKS];
+    pcclConfig_t cfg = pt_config(3, 4096);
+    cfg.sliceUs = 2000;
+    cfg.quitUs = 1000;
+    setenv("PCCL_TEST_SLOW_START_US", "8000", 1);
+    if (pt_init(c, RANKS, &cfg)) {
+        unsetenv("PCCL_TEST_SLOW_START_US");
+        pt_end();
+        return;
+    }
+    static float buf[RANKS][N];
+    int id[RANKS];
+    for (int r = 0; r < RANKS; r++) PT_OK(pcclRegisterAllReduce(c[r], N, pcclFloat, pcclSum, 0, &id[r]));
+    int done = 0;
+    double t0 = ck_now();
+    for (int k = 0; k < K && done == RANKS * k; k++) {
+        for (int r = 0; r < RANKS; r++) {
+            for (int i = 0; i < N; i++) buf[r][i] = (float)(r + 1 + k);
+            PT_OK(pcclRun(c[r], id[r], buf[r], buf[r], NULL, NULL));
+        }
+        for (int left = RANKS; left && ck_now() - t0 < deadline_s;) {
+            usleep(1000);
+            left = 0;
+            for (int r = 0; r < RANKS; r++) {
+                int d = 0;
+                PT_OK(pcclTest(c[r], id[r], &d));
+                left += !d;
+            }
+            if (!left) done += RANKS;
+        }
+    }
+    PT_CHECK(done == RANKS * K, "%d of %d invocations done after %.1f s (launches cut before their first step)",
+             done, RANKS * K, ck_now() - t0);
+    if (done < RANKS * K) {
+        for (int r = 0; r < RANKS; r++) pcclCommAbort(c[r]);
+        unsetenv("PCCL_TEST_SLOW_START_US");
+        pt_end();
+        return;
+    }
+    for (int r = 0; r < RANKS; r++)
+        PT_CHECK(buf[r][0] == (float)(3 + 2 * (K - 1)) && buf[r][N - 1] == (float)(3 + 2 * (K - 1)),
+                 "rank %d: %g, not %d", r, (double)buf[r][0], 3 + 2 * (K - 1));
+    pcclStats_t st;
+    PT_OK(pcclCommGetStats(c[0], &st));
+    PT_CHECK(st.slices > 0, "no launch was cut by the slice (%llu launches): the test covers nothing",
+             (unsigned long long)st.launches);
+    pt_destroy(c, RANKS);
+    unsetenv("PCCL_TEST_SLOW_START_US");
+    pt_end();
+}
+
 /* The daemon's side of the watch (cut.h, pccl_cut_idle): with the
  * slice off, block 0 ends its launch once the host set PCCL_CTL_CUT, seen
  * at its next look (every PCCL_CTL_LOOK_NS), not before it is set, and not
@@ -938,6 +1004,7 @@ int pt_register_share(void)
         !CU_add_test(s, "the blocks take turns to look at the abort flag", test_abort_turns) ||
         !CU_add_test(s, "an idle block quits quit_ns after the GPU's last step it saw", test_idle_quit_sees_others) ||
         !CU_add_test(s, "a head whose threshold outlasts a slice still yields, exact", test_wait_spans_slices) ||
+        !CU_add_test(s, "a launch slower to start than its slice still runs its work (racecheck)", test_slow_start) ||
         !CU_add_test(s, "device sync while a thread streams collectives, within the watch's threshold (no slice)",
                      test_devsync_watched) ||
         !CU_add_test(s, "random orders while each rank's second thread synchronizes, within the watch's threshold",

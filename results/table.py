@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Rows of a call's runs.txt.gz side by side: for each run (its '== ...' line names the variant: the
-PCCL_ALGO=... it set, the --share-gpu it used, the pccl-perf-<build>), each size and timing, the time per
-operation out of place / in place (us), min-max over the rounds.
-Usage: table.py CALL/runs.txt.gz"""
+"""Rows of a device call's runs.txt.gz (results/*/runN.sh, ../call.sh's `t`) side by side: for each run
+(its '== ...' line names the variant: the PCCL_* settings it made, the --share-gpu it used, the
+pccl-perf-<build>; nccl-tests' *_perf runs as `nt`, `nt -t` for one thread per GPU), each size and timing,
+the time per operation out of place / in place (us), min-max over the rounds.
+Usage: results/table.py DIR/callN/runs.txt.gz"""
 import gzip, re, sys, collections
 
 def variant(cmd):
-    algo = re.search(r"PCCL_ALGO=(\w+)", cmd)
+    algo = " ".join(re.findall(r"PCCL_\w+=\S+", cmd)) or None
+    algo = re.match(r"(.*)", algo) if algo else None
     share = re.search(r"--share-gpu(=\d+)?", cmd)
     build = re.search(r"\./pccl-perf(-\w+)?", cmd)
     g = re.search(r" -g (\d+)", cmd)
@@ -23,7 +25,15 @@ with gzip.open(sys.argv[1], "rt") as f:
         m = re.match(r"# (\w+): ", line)
         if m and m.group(1) in ("all_reduce", "all_gather", "reduce_scatter", "reduce", "broadcast"):
             coll = m.group(1)
+        if line.startswith("== ") and "_perf" in line:
+            cur = "nt%s g%s" % (" -t" if " -t " in line else "", re.search(r" -[gt] (\d+)", line).group(1))
+            coll = re.search(r"nt/(\w+)_perf", line).group(1)
+            z = re.search(r"-z (\d)", line).group(1)
+            continue
         p = line.split()
+        if cur and cur.startswith("nt") and len(p) >= 13 and p[0].isdigit():
+            rows[(cur, coll, int(p[0]), "rt" if z == "1" else "b2b")].append((float(p[5]), float(p[9])))
+            continue
         if cur and len(p) >= 14 and p[0].isdigit() and p[5] == "pccl":
             rows[(cur, coll, int(p[0]), p[6])].append((float(p[7]), float(p[11])))
 
