@@ -13,14 +13,14 @@
  * 4 H200s (results/round-trip, call 3: PCCL_PROTO=ll against the tuner's
  * Simple, three rounds), the all-reduce at 256 KiB took 42.1-43.8 us round
  * trip against 49.9-52.8 and 11.1-11.5 back to back against 12.6-13.6
- * (nccl-tests -t 4: 11.6-11.8); at 512 KiB 42.0-43.0 against 53.7-56.0
+ * (call 2, the build before: nccl-tests -t 4 11.6-11.8 back to back, the
+ * tuner's Simple 13.6-14.0); at 512 KiB 42.0-43.0 against 53.7-56.0
  * round trip, but 18.2-20.8 against 13.5-14.3 back to back: Simple there.
  * Not yet timed on 5-8 ranks, whose ring has more hops: 128 KiB. */
 static const struct {
     int max_ranks;  /* the row applies up to this many ranks */
     uint64_t ll_max; /* bytes */
 } ll_table[] = {
-    {2, 256u << 10},
     {4, 256u << 10},
     {8, 128u << 10},
     {PCCL_MAX_RANKS, 64u << 10},
