@@ -7,6 +7,8 @@
 #                     570 s, would run out), its output into log.txt, one line into summary.txt:
 #                     its exit status and the status wanted
 #   call_end          result lines into summary.txt, the count of timed runs that exited 0, gzip
+# They keep their state in O, S, C, L and T0: a run script that sets one of those (results/round-trip's
+# run1.sh set L to its options) loses the steps' log.
 call_begin() {
     O=$OUT/$1; mkdir -p "$O"; S=$O/summary.txt; C=$O/runs.txt; L=$O/log.txt
     { nvidia-smi -L; cat COMMIT; } > "$S"
