@@ -830,6 +830,22 @@ static void test_idle_quit_sees_others(void)
  * takes many slices' worth of polls.  With every launch counting its polls
  * from 0 again the heads never yielded: cut, relaunched, for ever (the
  * deadline below fails it).  Exact results, both in bounded time. */
+/* Polls the n invocations (c[i], id[i]) every millisecond until all are
+ * done or `until` (ck_now's clock) has passed; returns how many are done. */
+static int done_by(const pcclComm_t *c, const int *id, int n, double until)
+{
+    for (;;) {
+        int done = 0;
+        for (int i = 0; i < n; i++) {
+            int d = 0;
+            PT_OK(pcclTest(c[i], id[i], &d));
+            done += d;
+        }
+        if (done == n || ck_now() >= until) return done;
+        usleep(1000);
+    }
+}
+
 static void test_wait_spans_slices(void)
 {
     enum { RANKS = 2, N = 64 };
@@ -852,18 +868,11 @@ static void test_wait_spans_slices(void)
             int kk = r ? 1 - k : k;
             PT_OK(pcclRun(c[r], id[r][kk], buf[r][kk], buf[r][kk], NULL, NULL));
         }
-    double t0 = ck_now();
-    int done = 0;
-    while (done < RANKS * 2 && ck_now() - t0 < deadline_s) {
-        usleep(1000);
-        done = 0;
-        for (int r = 0; r < RANKS; r++)
-            for (int k = 0; k < 2; k++) {
-                int d = 0;
-                PT_OK(pcclTest(c[r], id[r][k], &d));
-                done += d;
-            }
-    }
+    pcclComm_t cs[RANKS * 2];
+    int ids[RANKS * 2];
+    for (int r = 0; r < RANKS; r++)
+        for (int k = 0; k < 2; k++) cs[2 * r + k] = c[r], ids[2 * r + k] = id[r][k];
+    int done = done_by(cs, ids, RANKS * 2, ck_now() + deadline_s);
     PT_CHECK(done == RANKS * 2, "%d of %d invocations done after %.0f s (heads never yielding across slices)",
              done, RANKS * 2, deadline_s);
     if (done < RANKS * 2) {
@@ -920,16 +929,7 @@ static void test_slow_start(void)
             for (int i = 0; i < N; i++) buf[r][i] = (float)(r + 1 + k);
             PT_OK(pcclRun(c[r], id[r], buf[r], buf[r], NULL, NULL));
         }
-        for (int left = RANKS; left && ck_now() - t0 < deadline_s;) {
-            usleep(1000);
-            left = 0;
-            for (int r = 0; r < RANKS; r++) {
-                int d = 0;
-                PT_OK(pcclTest(c[r], id[r], &d));
-                left += !d;
-            }
-            if (!left) done += RANKS;
-        }
+        done += done_by(c, id, RANKS, t0 + deadline_s);
     }
     PT_CHECK(done == RANKS * K, "%d of %d invocations done after %.1f s (launches cut before their first step)",
              done, RANKS * K, ck_now() - t0);
