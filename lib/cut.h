@@ -84,18 +84,23 @@ PCCL_FN int pccl_may_quit(const pccl_blk *S, const pccl_gpu *G, int cut)
 }
 
 /* Whether every block of the GPU has looked at its work in this launch:
- * tried a collective (pccl_try, before its cut check or wait) or, with
- * none queued, begun a second pass.  Each stores the launch's epoch into
- * G->looked[b] then (pccl_looked).  A launch that moved nothing is ended
- * (by the slice, the watch's ask or idleness) only once all have: before,
- * a block may not yet have reached work that is ready.  Under
- * compute-sanitizer's racecheck a launch's start took longer than the
- * slice, every launch was cut before its first step, and the daemon ran
- * nothing for minutes (one H100, results/round-trip, calls 5-8); otherwise
- * a block tries its first collective microseconds into its launch, so the
- * bound on an implicit synchronization's wait does not move.  A wait
- * without a threshold (a neighbour's wait) still yields to a cut: its
- * block has tried. */
+ * ended a pass (pccl_plan, at its second), or polled a collective's
+ * connectors 64 times and found them not ready (pccl_wait).  Each stores
+ * the launch's epoch into G->looked[b] then (pccl_looked).  A launch that
+ * moved nothing is ended (by the slice, the watch's ask or idleness) only
+ * once all have: before, a block may not yet have reached work that is
+ * ready; a block that found a step ready when it looked runs it before
+ * its next check.  Under compute-sanitizer's
+ * racecheck a launch's start took longer than the slice, every launch was
+ * cut before its first step and the daemon ran nothing (one H100,
+ * results/round-trip, calls 5-8); with a look counted as soon as a block
+ * began to try, block 0, the last to reach its work (its SQ read and
+ * hand-on are the slow ones), cut its own launch just before the step it
+ * was about to run, in every launch (one H200, results/slice-h200, call 1).
+ * Otherwise a block looks microseconds into its launch, so the bound on an
+ * implicit synchronization's wait does not move.  A wait without a
+ * threshold (a neighbour's wait) still yields to a cut: it has looked after
+ * 64 polls. */
 PCCL_FN void pccl_looked(pccl_blk *S, const pccl_gpu *G, int b)
 {
     if (S->plans >= 2) return;

@@ -156,6 +156,14 @@ PCCL_FN int64_t pccl_threshold(const pccl_knobs *k, int pos)
 /* PCCL_PROFILE: the leader reads the clock around each phase (else every
  * time figure stays 0: the clock reads are skipped, and t_exec stays 0). */
 #define PCCL_PROF(G) ((G)->k.profile)
+/* The host backend's test knobs (host.h): a launch slow to start, a block
+ * slow to reach each collective it tries; nothing on the GPU. */
+#ifndef PCCL_LAUNCH_SLOW
+#define PCCL_LAUNCH_SLOW() ((void)0)
+#endif
+#ifndef PCCL_TRY_SLOW
+#define PCCL_TRY_SLOW() ((void)0)
+#endif
 
 /* ---- SQ: fetch new invocations into the task queue ---------------------- */
 
@@ -705,8 +713,9 @@ PCCL_FN int pccl_wait(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
             pccl_say_waits(G, b, S->cur + 1);
             S->posted = 1;
         }
-        if (i >= S->th) { S->waited = 0; break; }
+        if (i >= S->th) { S->waited = 0; pccl_looked(S, G, b); break; }
         if ((i & 63) == 63) {
+            pccl_looked(S, G, b); /* 64 looks found it not ready (cut.h) */
             if (pccl_cut_now(S, G)) { S->waited = i; cut = 1; break; }
             if (pccl_peer_waits(S, G, b)) { S->waited = 0; S->st.crossed++; break; }
         }
@@ -901,7 +910,7 @@ PCCL_FN void pccl_end(pccl_blk *S, const pccl_gpu *G, int b)
  * next step's connectors.  EXEC: the job is ready; STOP: it was preempted. */
 PCCL_FN int pccl_try(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
 {
-    pccl_looked(S, G, b);
+    PCCL_TRY_SLOW();
     if (pccl_cut_now(S, G)) {
         pccl_stop_cut(S, G, b);
         return PCCL_DEC_STOP;
@@ -959,9 +968,6 @@ PCCL_FN int pccl_settle(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *next)
  * PCCL_MOVER: the threads that move data (on the GPU all but the first warp,
  * whose thread 0 leads; on the host the one thread does both, in turn).
  * ph_ is each thread's parity in dec[]. */
-#ifndef PCCL_LAUNCH_SLOW /* the host backend's test knob: a launch slow to start (host.h) */
-#define PCCL_LAUNCH_SLOW() ((void)0)
-#endif
 #define PCCL_DAEMON_BODY(S, G, b)                                                  \
     do {                                                                           \
         int ph_ = 0, jx_ = 0, d_;                                                  \

@@ -48,13 +48,16 @@ typedef struct {
     int b;
 } block_arg;
 
-/* PCCL_TEST_SLOW_BLOCK=B:US (host.h): US for block b, else 0. */
-static int slow_us(int b)
+/* PCCL_TEST_SLOW_BLOCK=B:US and PCCL_TEST_SLOW_TRY=B:US (host.h): US for
+ * block b, else 0. */
+static int slow_us(const char *knob, int b)
 {
-    const char *e = getenv("PCCL_TEST_SLOW_BLOCK");
+    const char *e = getenv(knob);
     int blk, us;
     return e && sscanf(e, "%d:%d", &blk, &us) == 2 && blk == b && us > 0 ? us : 0;
 }
+
+__thread int pccl_host_slow_try_us;
 
 /* PCCL_TEST_SLOW_START_US=US (host.h): every block's launch, US late to its first pass. */
 static int slow_start_us(void)
@@ -85,7 +88,8 @@ static void *block_main(void *p)
     block_arg a = *(block_arg *)p;
     free(p);
     pthread_setname_np(pthread_self(), "pccl-daemon"); /* named: tests count what is left */
-    int slow_us_ = slow_us(a.b), slow_start_us_ = slow_start_us();
+    int slow_us_ = slow_us("PCCL_TEST_SLOW_BLOCK", a.b), slow_start_us_ = slow_start_us();
+    pccl_host_slow_try_us = slow_us("PCCL_TEST_SLOW_TRY", a.b);
     pcclComm_t c = a.c;
     pccl_host_skew_ns = skew_ns(c->rank);
     host_bk *h = c->bk;

@@ -11,6 +11,7 @@ uint64_t pccl_now_ns(void);
  * R:US for rank R's block threads (its daemon clock runs US ahead, as one
  * GPU's globaltimer runs ahead of another's; backend.c sets it per thread). */
 extern __thread uint64_t pccl_host_skew_ns;
+void pccl_host_slow(int us); /* the test knobs' sleep (backend.c) */
 #define PCCL_LEADER 1
 #define PCCL_MOVER 1
 #define PCCL_BARRIER() ((void)0)
@@ -35,6 +36,12 @@ extern __thread uint64_t pccl_host_skew_ns;
  * sleeps US microseconds as its launch begins, past its clock reading: a
  * launch as slow to start as one under compute-sanitizer's racecheck). */
 #define PCCL_LAUNCH_SLOW() pccl_host_slow(slow_start_us_)
+/* Before each collective it tries, block B of every rank sleeps US
+ * microseconds (the test knob PCCL_TEST_SLOW_TRY=B:US): a block that
+ * reaches its work long after the others looked at theirs, as block 0 did
+ * under compute-sanitizer's racecheck (its SQ read and hand-on slow). */
+extern __thread int pccl_host_slow_try_us;
+#define PCCL_TRY_SLOW() pccl_host_slow(pccl_host_slow_try_us)
 #include "../scheduler.h"
 
 void pccl_host_exec(const pccl_job *j);
@@ -47,6 +54,5 @@ pcclResult_t pccl_host_stream_write(pcclComm_t c, void *stream, uint64_t *p, uin
 pcclResult_t pccl_host_stream_wait(pcclComm_t c, void *stream, uint64_t *p, uint64_t v);
 void pccl_host_streams_sync(pcclComm_t c);
 void pccl_host_streams_drop(pcclComm_t c);
-void pccl_host_slow(int us);
 
 #endif

@@ -951,6 +951,63 @@ static void test_slow_start(void)
     pt_end();
 }
 
+/* A block that reaches its work after the others looked at theirs (cut.h,
+ * pccl_looked): one rank on 4 blocks, every collective on block 0
+ * (PCCL_SPREAD=0), which sleeps 3 ms before each one it tries
+ * (PCCL_TEST_SLOW_TRY), in launches 3 ms slow to start, past a 2 ms slice
+ * and quit_ns; the other blocks, idle, have looked by then.  A block that
+ * counted as having looked once it began to try cut its own launch before
+ * the step it was about to run, in every launch, and the invocations never
+ * completed (compute-sanitizer's racecheck on one H200, where block 0's SQ
+ * read and hand-on were that slow); a look counts once it is over: a pass
+ * ended, or a wait that polled and found nothing ready. */
+static void test_slow_try(void)
+{
+    enum { N = 4096, K = 3 };
+    const double deadline_s = 20;
+    pt_begin("a block that reaches its work after the others looked", 90);
+    pcclComm_t c;
+    pcclConfig_t cfg = pt_config(4, 4096);
+    cfg.sliceUs = 2000;
+    cfg.quitUs = 1000;
+    setenv("PCCL_SPREAD", "0", 1);
+    setenv("PCCL_TEST_SLOW_START_US", "3000", 1);
+    setenv("PCCL_TEST_SLOW_TRY", "0:3000", 1);
+    int failed = pt_init(&c, 1, &cfg);
+    unsetenv("PCCL_SPREAD");
+    if (failed) {
+        unsetenv("PCCL_TEST_SLOW_START_US");
+        unsetenv("PCCL_TEST_SLOW_TRY");
+        pt_end();
+        return;
+    }
+    static float buf[N];
+    int id, done = 0;
+    PT_OK(pcclRegisterAllReduce(c, N, pcclFloat, pcclSum, 0, &id));
+    double t0 = ck_now();
+    for (int k = 0; k < K && done == k; k++) {
+        for (int i = 0; i < N; i++) buf[i] = (float)(k + i % 7);
+        PT_OK(pcclRun(c, id, buf, buf, NULL, NULL));
+        done += done_by(&c, &id, 1, t0 + deadline_s);
+    }
+    PT_CHECK(done == K, "%d of %d invocations done after %.1f s (each launch cut before its first step)", done, K,
+             ck_now() - t0);
+    if (done == K) {
+        PT_CHECK(buf[0] == (float)(K - 1) && buf[N - 1] == (float)(K - 1 + (N - 1) % 7), "wrong data: %g, %g",
+                 (double)buf[0], (double)buf[N - 1]);
+        pcclStats_t st;
+        PT_OK(pcclCommGetStats(c, &st));
+        PT_CHECK(st.slices > 0, "no launch was cut by the slice (%llu launches): the test covers nothing",
+                 (unsigned long long)st.launches);
+        pt_destroy(&c, 1);
+    } else {
+        pcclCommAbort(c);
+    }
+    unsetenv("PCCL_TEST_SLOW_START_US");
+    unsetenv("PCCL_TEST_SLOW_TRY");
+    pt_end();
+}
+
 /* The daemon's side of the watch (cut.h, pccl_cut_idle): with the
  * slice off, block 0 ends its launch once the host set PCCL_CTL_CUT, seen
  * at its next look (every PCCL_CTL_LOOK_NS), not before it is set, and not
@@ -1005,6 +1062,8 @@ int pt_register_share(void)
         !CU_add_test(s, "an idle block quits quit_ns after the GPU's last step it saw", test_idle_quit_sees_others) ||
         !CU_add_test(s, "a head whose threshold outlasts a slice still yields, exact", test_wait_spans_slices) ||
         !CU_add_test(s, "a launch slower to start than its slice still runs its work (racecheck)", test_slow_start) ||
+        !CU_add_test(s, "a block that reaches its work after the others looked still runs it (racecheck)",
+                     test_slow_try) ||
         !CU_add_test(s, "device sync while a thread streams collectives, within the watch's threshold (no slice)",
                      test_devsync_watched) ||
         !CU_add_test(s, "random orders while each rank's second thread synchronizes, within the watch's threshold",
