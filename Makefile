@@ -241,8 +241,10 @@ _test check: $(B)/dlsim $(B)/dlsim-tests $(SAN)/dlsim $(SAN)/dlsim-tests $(if $(
 	tests/cli.sh $(SAN)/dlsim
 	@echo "== MPI: dlsim-mpi on 1, 2 and 4 ranks against dlsim"
 	tests/mpi.sh $(B)/dlsim $(B)/dlsim-mpi
-	@echo "== pccl example program (examples/pccl_allreduce.c, host backend)"
+	@echo "== pccl example program (examples/pccl_allreduce.c, host backend: 4 and 2 GPUs, a bad count refused)"
 	PCCL_BACKEND=host $(B)/pccl-example
+	PCCL_BACKEND=host $(B)/pccl-example 2
+	$(B)/pccl-example 1 2>&1 | grep -q 'usage:.*from 2 to 8' && ! $(B)/pccl-example 1 2>/dev/null
 	@echo "== pccl host backend (optimized build)"
 	$(B)/pccl-tests
 	@echo "== pccl host backend (ASan+UBSan build, fewer iterations)"

@@ -1,10 +1,12 @@
 /* A complete pccl program: four GPUs (or four emulated GPUs with
- * PCCL_BACKEND=host), two all-reduces that each GPU invokes in its own order,
- * with a GPU synchronization after every invocation: the schedule that hangs
- * NCCL (../shared/spec/nccl-facts.md) and completes with pccl.
+ * PCCL_BACKEND=host; another count as its argument), two all-reduces that
+ * each GPU invokes in its own order, with a GPU synchronization after every
+ * invocation: the schedule that hangs NCCL (../shared/spec/nccl-facts.md)
+ * and completes with pccl.
  *
  *   make examples && PCCL_BACKEND=host build/pccl-example      (CPU only)
  *   build/gpu/pccl-example                                       (4 GPUs)
+ *   build/gpu/pccl-example 2                                     (2 GPUs)
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -22,7 +24,7 @@
 #define COPY_OUT(d, s, n) memcpy(d, s, n)
 #endif
 
-#define NGPUS 4
+#define MAX_GPUS 8
 #define COUNT (1 << 20)
 
 #define CHECK(call)                                                                              \
@@ -34,9 +36,9 @@
         }                                                                                        \
     } while (0)
 
-static pcclComm_t comms[NGPUS];
-static int coll[NGPUS][2];
-static int *buf[NGPUS][2];
+static pcclComm_t comms[MAX_GPUS];
+static int coll[MAX_GPUS][2];
+static int *buf[MAX_GPUS][2];
 
 static void done(int collId, pcclResult_t status, void *arg)
 {
@@ -56,11 +58,18 @@ static void *gpu_main(void *arg)
     return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     static int host[COUNT];
-    CHECK(pcclCommInitAll(comms, NGPUS, NULL));
-    for (int g = 0; g < NGPUS; g++)
+    char *end = NULL;
+    long ngpus = argc > 1 ? strtol(argv[1], &end, 10) : 4;
+    if (argc > 2 || (argc > 1 && (*end || end == argv[1])) || ngpus < 2 || ngpus > MAX_GPUS) {
+        fprintf(stderr, "usage: %s [GPUS]: GPUS, the ranks, from 2 to %d (default 4)\n", argv[0], MAX_GPUS);
+        return 2;
+    }
+    const int n = (int)ngpus;
+    CHECK(pcclCommInitAll(comms, n, NULL));
+    for (int g = 0; g < n; g++)
         for (int c = 0; c < 2; c++) {
             /* Register once (every rank, same order), run as often as needed. */
             CHECK(pcclRegisterAllReduce(comms[g], COUNT, pcclInt32, pcclSum, 0, &coll[g][c]));
@@ -68,22 +77,23 @@ int main(void)
             for (int i = 0; i < COUNT; i++) host[i] = g + c + i % 10;
             COPY_IN(buf[g][c], host, sizeof host);
         }
-    pthread_t t[NGPUS];
-    for (int g = 0; g < NGPUS; g++) pthread_create(&t[g], NULL, gpu_main, (void *)(long)g);
-    for (int g = 0; g < NGPUS; g++) pthread_join(t[g], NULL);
+    pthread_t t[MAX_GPUS];
+    for (int g = 0; g < n; g++) pthread_create(&t[g], NULL, gpu_main, (void *)(long)g);
+    for (int g = 0; g < n; g++) pthread_join(t[g], NULL);
     long wrong = 0;
-    for (int g = 0; g < NGPUS; g++)
+    for (int g = 0; g < n; g++)
         for (int c = 0; c < 2; c++) {
             COPY_OUT(host, buf[g][c], sizeof host);
-            for (int i = 0; i < COUNT; i++) wrong += host[i] != 6 + 4 * c + 4 * (i % 10);
+            /* the sum over GPUs of g + c + i % 10 */
+            for (int i = 0; i < COUNT; i++) wrong += host[i] != n * (n - 1) / 2 + n * c + n * (i % 10);
         }
     pcclStats_t s;
     CHECK(pcclCommGetStats(comms[0], &s));
     printf("2 all-reduces in opposite orders with syncs on %d GPUs: %s (%ld wrong elements); "
            "GPU 0: %llu preemptions, %llu voluntary quits\n",
-           NGPUS, wrong ? "WRONG" : "correct", wrong, (unsigned long long)s.preemptions,
+           n, wrong ? "WRONG" : "correct", wrong, (unsigned long long)s.preemptions,
            (unsigned long long)s.quits);
-    for (int g = 0; g < NGPUS; g++) {
+    for (int g = 0; g < n; g++) {
         for (int c = 0; c < 2; c++) CHECK(pcclMemFree(comms[g], buf[g][c]));
         CHECK(pcclCommDestroy(comms[g]));
     }
