@@ -165,6 +165,17 @@ PCCL_FN int64_t pccl_threshold(const pccl_knobs *k, int pos)
 #define PCCL_TRY_SLOW() ((void)0)
 #endif
 
+/* The context of lane `lane` of collective id (core.h). */
+PCCL_FN pccl_ctx *pccl_ctx_of(const pccl_gpu *G, int32_t id, uint32_t lane)
+{
+    return &G->ctx[pccl_ctx_slot(&G->colls[id], id, G->k.blocks, lane)];
+}
+/* The active collective's context in memory (its lane's slot). */
+PCCL_FN pccl_ctx *pccl_act_ctx(const pccl_blk *S, const pccl_gpu *G)
+{
+    return &G->ctx[pccl_ctx_slot(&S->ac, S->cur, G->k.blocks, S->lane)];
+}
+
 #include "sq.h" /* new invocations: the host's SQ, block 0's hand-on, each block's queue */
 
 /* ---- CQ: post completions --------------------------------------------- */

@@ -79,17 +79,6 @@ PCCL_FN int pccl_hand_on(pccl_blk *S, const pccl_gpu *G, uint32_t raw, pccl_args
     return first == 0;
 }
 
-/* The context of lane `lane` of collective id (core.h). */
-PCCL_FN pccl_ctx *pccl_ctx_of(const pccl_gpu *G, int32_t id, uint32_t lane)
-{
-    return &G->ctx[pccl_ctx_slot(&G->colls[id], id, G->k.blocks, lane)];
-}
-/* The active collective's context in memory (its lane's slot). */
-PCCL_FN pccl_ctx *pccl_act_ctx(const pccl_blk *S, const pccl_gpu *G)
-{
-    return &G->ctx[pccl_ctx_slot(&S->ac, S->cur, G->k.blocks, S->lane)];
-}
-
 /* A fetched invocation into the block's context and task queue.  Taken
  * into an empty queue, it is the next one picked (FIFO): its context stays
  * in the active slot too, and pccl_pick need not load it back (on the GPU a
