@@ -823,13 +823,6 @@ static void test_idle_quit_sees_others(void)
     pt_end();
 }
 
-/* A wait longer than a slice (pccl_wait): two ranks run two all-reduces in
- * opposite orders on one block each, with 100 us slices and a head
- * threshold of 20,000 polls (each a sched_yield, 0.1 us at least: 2 ms
- * and more).  Each head must yield to let the other collective run, which
- * takes many slices' worth of polls.  With every launch counting its polls
- * from 0 again the heads never yielded: cut, relaunched, for ever (the
- * deadline below fails it).  Exact results, both in bounded time. */
 /* Polls the n invocations (c[i], id[i]) every millisecond until all are
  * done or `until` (ck_now's clock) has passed; returns how many are done. */
 static int done_by(const pcclComm_t *c, const int *id, int n, double until)
@@ -846,6 +839,13 @@ static int done_by(const pcclComm_t *c, const int *id, int n, double until)
     }
 }
 
+/* A wait longer than a slice (pccl_wait): two ranks run two all-reduces in
+ * opposite orders on one block each, with 100 us slices and a head
+ * threshold of 20,000 polls (each a sched_yield, 0.1 us at least: 2 ms
+ * and more).  Each head must yield to let the other collective run, which
+ * takes many slices' worth of polls.  With every launch counting its polls
+ * from 0 again the heads never yielded: cut, relaunched, for ever (the
+ * deadline below fails it).  Exact results, both in bounded time. */
 static void test_wait_spans_slices(void)
 {
     enum { RANKS = 2, N = 64 };
