@@ -41,8 +41,15 @@ int pccl_pick_proto(int knob, int type, uint64_t bytes, int nranks)
  * n inputs: (n - 1) x the bytes the ring moves in 2 (n - 1) / n x.  On 2
  * ranks that is as many bytes in one step where the ring takes two, and it is
  * picked up to DIRECT_MAX_2; above it, the ring (each rank then reduces the
- * whole buffer, where the ring reduces half).  On 3 or more ranks, up to
- * DIRECT_MAX_N.  On 4 H200s (results/direct-n, call 6), round trip at 8 B-2
+ * whole buffer, where the ring reduces half).  On 2 H200s
+ * (results/slice-x2, calls 9-10, three rounds each against the ring): round
+ * trip at 512 KiB 23.9-24.6 us against 30.7-31.3 (nccl-tests -t 2
+ * 26.1-31.0), at 1 MiB 27.8-28.7 against 31.5-32.0, at 2 MiB 35.9-38.3
+ * against 37.9-40.6; back to back 6.1-6.3 against 7.9-8.1 at 512 KiB,
+ * 7.4-7.6 against 8.2-8.4 at 1 MiB, 10.6-11.2 against 10.7-11.4 at 2 MiB;
+ * from 4 MiB the ring wins (round trip 42.9-44.4 against 41.9-42.9, back to
+ * back 15.5-15.9 against 14.2-14.5).  On 3 or more ranks, up to
+ * DIRECT_MAX_N: on 4 H200s (results/direct-n, call 6), round trip at 8 B-2
  * KiB 26.3-28.0 us against the ring's 35.0-37.5, at 8 KiB 35.4-36.7 against
  * 35.9-36.7, at 32 KiB 39.5-41.1 against 41.6-42.6; back to back 7.1-8.5,
  * 9.4-9.7 and 9.6-9.9 against 9.8-10.7, 9.8-10.6 and 10.6-10.8.  Above, the
@@ -50,7 +57,7 @@ int pccl_pick_proto(int knob, int type, uint64_t bytes, int nranks)
  * calls 1 and 3), direct forced at 128 KiB took 69.9-74.1 us round trip
  * against 51.0-51.8.  It keeps a loop's n - 1 received slots until its last
  * step, so it applies where a ring's slots hold them. */
-#define DIRECT_MAX_2 (256u << 10)
+#define DIRECT_MAX_2 (2u << 20)
 #define DIRECT_MAX_N (32u << 10)
 
 int pccl_pick_algo(int knob, int type, uint64_t bytes, int nranks, int slots)

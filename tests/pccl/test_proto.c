@@ -51,12 +51,12 @@ static void test_tuner(void)
         CU_ASSERT_EQUAL(pccl_pick_proto(PCCL_PROTO_AUTO, 0, lim, n), PCCL_PROTO_LL);
         CU_ASSERT_EQUAL(pccl_pick_proto(PCCL_PROTO_AUTO, 0, lim + 1, n), PCCL_PROTO_SIMPLE);
     }
-    /* direct: all-reduce only, on 2 ranks up to 256 KiB by default, on 3-8
+    /* direct: all-reduce only, on 2 ranks up to 2 MiB by default, on 3-8
      * up to 32 KiB, where the ring's slots hold a loop's n - 1; forced at any
      * size where it applies */
     CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_AUTO, 0, 8, 2, 4), PCCL_ALGO_DIRECT);
-    CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_AUTO, 0, 256u << 10, 2, 4), PCCL_ALGO_DIRECT);
-    CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_AUTO, 0, (256u << 10) + 1, 2, 4), PCCL_ALGO_RING);
+    CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_AUTO, 0, 2u << 20, 2, 4), PCCL_ALGO_DIRECT);
+    CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_AUTO, 0, (2u << 20) + 1, 2, 4), PCCL_ALGO_RING);
     CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_AUTO, 0, 1u << 30, 2, 4), PCCL_ALGO_RING);
     for (int n = 3; n <= 5; n++) {
         CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_AUTO, 0, 8, n, 4), PCCL_ALGO_DIRECT);
