@@ -48,35 +48,19 @@ typedef struct {
     int b;
 } block_arg;
 
-/* PCCL_TEST_SLOW_BLOCK=B:US and PCCL_TEST_SLOW_TRY=B:US (host.h): US for
- * block b, else 0. */
-static int slow_us(const char *knob, int b)
+/* A test knob (host.h, pccl_host_knobs): "W:US" counts for block or rank
+ * W only (who), "US" for all (who < 0); 0 where unset or another's. */
+static long knob_for(const char *knob, int who)
 {
     const char *e = getenv(knob);
-    int blk, us;
-    return e && sscanf(e, "%d:%d", &blk, &us) == 2 && blk == b && us > 0 ? us : 0;
-}
-
-__thread int pccl_host_slow_try_us;
-
-/* PCCL_TEST_SLOW_START_US=US (host.h): every block's launch, US late to its first pass. */
-static int slow_start_us(void)
-{
-    const char *e = getenv("PCCL_TEST_SLOW_START_US");
-    int us;
-    return e && sscanf(e, "%d", &us) == 1 && us > 0 ? us : 0;
-}
-
-__thread uint64_t pccl_host_skew_ns;
-
-/* PCCL_TEST_CLOCK_SKEW_US=R:US (host.h): US for rank r, else 0. */
-static uint64_t skew_ns(int r)
-{
-    const char *e = getenv("PCCL_TEST_CLOCK_SKEW_US");
-    int rank;
+    int w;
     long us;
-    return e && sscanf(e, "%d:%ld", &rank, &us) == 2 && rank == r && us > 0 ? (uint64_t)us * 1000 : 0;
+    if (!e) return 0;
+    if (who >= 0) return sscanf(e, "%d:%ld", &w, &us) == 2 && w == who && us > 0 ? us : 0;
+    return sscanf(e, "%ld", &us) == 1 && us > 0 ? us : 0;
 }
+
+__thread pccl_host_knobs pccl_host_test;
 
 void pccl_host_slow(int us)
 {
@@ -88,10 +72,11 @@ static void *block_main(void *p)
     block_arg a = *(block_arg *)p;
     free(p);
     pthread_setname_np(pthread_self(), "pccl-daemon"); /* named: tests count what is left */
-    int slow_us_ = slow_us("PCCL_TEST_SLOW_BLOCK", a.b), slow_start_us_ = slow_start_us();
-    pccl_host_slow_try_us = slow_us("PCCL_TEST_SLOW_TRY", a.b);
     pcclComm_t c = a.c;
-    pccl_host_skew_ns = skew_ns(c->rank);
+    pccl_host_test.skew_ns = (uint64_t)knob_for("PCCL_TEST_CLOCK_SKEW_US", c->rank) * 1000;
+    pccl_host_test.block_us = (int)knob_for("PCCL_TEST_SLOW_BLOCK", a.b);
+    pccl_host_test.start_us = (int)knob_for("PCCL_TEST_SLOW_START_US", -1);
+    pccl_host_test.try_us = (int)knob_for("PCCL_TEST_SLOW_TRY", a.b);
     host_bk *h = c->bk;
     int32_t *tq = malloc(sizeof(int32_t) * (size_t)c->G.k.depth);
     if (tq) {

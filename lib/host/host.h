@@ -7,10 +7,26 @@
 #include "../internal.h"
 
 uint64_t pccl_now_ns(void);
-/* The daemon's clock: the host's, plus the test knob PCCL_TEST_CLOCK_SKEW_US=
- * R:US for rank R's block threads (its daemon clock runs US ahead, as one
- * GPU's globaltimer runs ahead of another's; backend.c sets it per thread). */
-extern __thread uint64_t pccl_host_skew_ns;
+/* The test knobs of a block thread, read from the environment as it starts
+ * (backend.c, block_main), each 0 where unset, so that tests can make one
+ * emulated GPU's blocks behave as a GPU's were seen to:
+ * - skew_ns, PCCL_TEST_CLOCK_SKEW_US=R:US: rank R's daemon clock runs US
+ *   ahead (one GPU's globaltimer runs ahead of another's);
+ * - block_us, PCCL_TEST_SLOW_BLOCK=B:US: block B of every rank sleeps US
+ *   after each primitive (a ring on slow multiprocessors, for the tests of
+ *   dynamic groups);
+ * - start_us, PCCL_TEST_SLOW_START_US=US: every block sleeps US as its
+ *   launch begins, past its clock reading (a launch as slow to start as one
+ *   under compute-sanitizer's racecheck);
+ * - try_us, PCCL_TEST_SLOW_TRY=B:US: block B of every rank sleeps US before
+ *   each collective it tries (a block that reaches its work long after the
+ *   others looked at theirs, as block 0 did under racecheck, its SQ read
+ *   and hand-on slow). */
+typedef struct {
+    uint64_t skew_ns;
+    int block_us, start_us, try_us;
+} pccl_host_knobs;
+extern __thread pccl_host_knobs pccl_host_test;
 void pccl_host_slow(int us); /* the test knobs' sleep (backend.c) */
 #define PCCL_LEADER 1
 #define PCCL_MOVER 1
@@ -19,29 +35,16 @@ void pccl_host_slow(int us); /* the test knobs' sleep (backend.c) */
 #define PCCL_CTRL_LANE 0
 #define PCCL_CTRL_LANES 1
 #define PCCL_CTRL_SYNC() ((void)0)
-#define PCCL_NOW_NS() (pccl_now_ns() + pccl_host_skew_ns)
+#define PCCL_NOW_NS() (pccl_now_ns() + pccl_host_test.skew_ns)
 /* Emulated GPUs outnumber cores: let the peer we wait for run. */
 #define PCCL_POLL_PAUSE(i) sched_yield()
 #define PCCL_IDLE_PAUSE(i) sched_yield()
-/* After each primitive, pccl_host_slow(slow_us_): the includer (backend.c's
- * block thread) declares slow_us_, from the test knob PCCL_TEST_SLOW_BLOCK=
- * B:US (block B of every rank sleeps US microseconds after each primitive:
- * a ring on slow multiprocessors, for the tests of dynamic groups). */
 #define PCCL_EXEC(job)                                                                                      \
     ((job)->g_n ? pccl_host_gather_exec(job) : (job)->ll ? pccl_host_ll_exec(job) : pccl_host_exec(job),      \
-     pccl_host_slow(slow_us_))
+     pccl_host_slow(pccl_host_test.block_us))
 #define PCCL_SM_ID() (-1)
-/* After pccl_begin, pccl_host_slow(slow_start_us_): block_main declares it
- * from the test knob PCCL_TEST_SLOW_START_US=US (every block of every rank
- * sleeps US microseconds as its launch begins, past its clock reading: a
- * launch as slow to start as one under compute-sanitizer's racecheck). */
-#define PCCL_LAUNCH_SLOW() pccl_host_slow(slow_start_us_)
-/* Before each collective it tries, block B of every rank sleeps US
- * microseconds (the test knob PCCL_TEST_SLOW_TRY=B:US): a block that
- * reaches its work long after the others looked at theirs, as block 0 did
- * under compute-sanitizer's racecheck (its SQ read and hand-on slow). */
-extern __thread int pccl_host_slow_try_us;
-#define PCCL_TRY_SLOW() pccl_host_slow(pccl_host_slow_try_us)
+#define PCCL_LAUNCH_SLOW() pccl_host_slow(pccl_host_test.start_us)
+#define PCCL_TRY_SLOW() pccl_host_slow(pccl_host_test.try_us)
 #include "../scheduler.h"
 
 void pccl_host_exec(const pccl_job *j);
