@@ -391,6 +391,8 @@ typedef struct {
     uint64_t slices;    /* quits because the time slice ran out (PCCL_SLICE_US) */
     uint64_t crossed;   /* preemptions before the threshold: a ring neighbour's
                            posted wait showed it waits for us (pccl_peer_waits) */
+    uint64_t ahead;     /* block 0: invocations fetched while it ran a collective
+                           on several blocks (pccl_look_ahead) */
     /* The latest launch, on the daemon's clock (PCCL_NOW_NS), for the
      * relaunch's cost split (lib/slice.c): its start, the slice's cut (0:
      * none), its first collective picked and its first step (0: none), its

@@ -64,6 +64,7 @@ typedef struct {
     uint64_t owed;       /* ... of which the daemon had not completed (not in the CQ) */
     uint64_t cq1_ns;     /* host: the relaunch call to the first completion seen after it (0: none yet) */
     int want_cq1;
+    uint64_t done_at_end; /* c->completed when the poller saw the last launch end */
 } pccl_slice_acc;
 
 /* health.c: a thread of a peer process as /proc showed it, for the

@@ -181,6 +181,9 @@ typedef struct {
                               for this block: for another collective this block can run, with
                               a lower id, or for ours, which it cannot run yet (collectives
                               invoked in different orders on different ranks) */
+    uint64_t lookAheads;   /* invocations block 0 fetched from the SQ and handed on while it
+                              ran its share of another on several blocks, so that the other
+                              blocks need not wait for it to finish that share */
 } pcclStats_t;
 
 const char *pcclGetErrorString(pcclResult_t result);

@@ -94,6 +94,7 @@ typedef struct {
     int32_t asked;                 /* block 0: the host asked for a cut (PCCL_CTL_CUT) */
     int32_t blk;                   /* this block's index (block 0 decides the launch's end) */
     int32_t resume;                /* the first pass starts here (a cut launch's position) */
+    int32_t ahead;                 /* block 0: the active pick looked at the host's SQ (pccl_look_ahead) */
     uint32_t lane;                 /* the active collective's lane on this block (core.h) */
     int64_t th, th_init;
     int64_t waited;                /* polls the active collective's step has waited (pccl_wait) */
@@ -266,7 +267,6 @@ PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
 /* Start of a pass: fetch, then decide whether to run or quit. */
 PCCL_FN void pccl_plan(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
 {
-    S->nhand = 0; /* the last pass's were written (pccl_hand_on_lanes) */
     if (S->plans == 1) pccl_looked(S, G, b); /* a second pass: it looked at its work (cut.h) */
     else if (S->plans == 0) S->plans = 1;
     /* The abort flag is in pinned memory: a read costs a PCIe round trip.
@@ -349,6 +349,7 @@ PCCL_FN int pccl_pick(pccl_blk *S, const pccl_gpu *G, int b)
     }
     if (S->act_task != S->tq[S->pos]) S->act = *pccl_act_ctx(S, G);
     S->act_task = -1; /* act changes from here on: saved at the pass's end */
+    S->ahead = 0;
     S->act_dirty = 0;
     S->th = S->th_init = G->k.chaos ? 1 + (int64_t)(pccl_rand(&S->rng) % 4) : pccl_threshold(&G->k, S->pos);
     S->waited = S->carry; /* the first pick of a launch resumes the cut one's wait (pccl_wait) */
@@ -650,6 +651,11 @@ PCCL_FN void pccl_complete(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
     if (S->ndone == PCCL_DONE_MAX) pccl_flush_done(S, G);
     S->done_id[S->ndone] = S->cur;
     S->done_inv[S->ndone++] = S->act.inv;
+    /* A collective on several blocks is posted at once: block 0 may have
+     * the next one queued behind it (pccl_look_ahead), and the pass's end
+     * would hold this completion, and the host's next invocation, back by
+     * a whole invocation; its fence is small beside the collective. */
+    if (used > 1) pccl_flush_done(S, G);
 }
 
 /* The collective is stuck: save what it did (only if it progressed: lazy
@@ -725,6 +731,26 @@ PCCL_FN int pccl_try(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
     return PCCL_DEC_STOP;
 }
 
+/* Block 0, once per pick of a collective that runs on several blocks, while
+ * the movers move its first step: a look at the host's SQ, so that the next
+ * invocation is handed on while this one runs.  Fetching only between
+ * passes, block 0 handed invocation n + 1 on once its own share of n was
+ * done: where it finished last, every block idled until it had fetched
+ * across PCIe and handed on (7-10 us), the blocks fell into step, and a
+ * 16 MiB all-reduce back to back took 66-72 us against 53-58 with the
+ * blocks staggered (2 H200s; every block's events traced, results/slice-x2/,
+ * call 15).  In FIFO order only, and only with nothing queued behind the
+ * active one (with priorities and in chaos mode a pass fetches all there
+ * is first, pccl_fetch). */
+PCCL_FN void pccl_look_ahead(pccl_blk *S, const pccl_gpu *G, int b)
+{
+    if (b != 0 || S->ahead || S->ac.used < 2 || S->pos + 1 < S->tq_len || S->tq_len >= G->k.depth ||
+        G->k.order != 0 || G->k.chaos)
+        return;
+    S->ahead = 1;
+    S->st.ahead += (uint64_t)pccl_fetch_host(S, G, PCCL_NOW_NS());
+}
+
 /* The leader, while the movers move the active step's data (on the host:
  * after it moved it itself): posts the step before, advances, and looks once
  * at the next step's connectors.  EXEC: the next job is ready in *next, and
@@ -734,6 +760,7 @@ PCCL_FN int pccl_overlap(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *next)
 {
     pccl_post(S, G, b);
     S->more = pccl_advance(S, G, b);
+    pccl_look_ahead(S, G, b);
     /* A look at the slice after every step: the kernel ends when its last
      * block has stopped, and the others idle until then (checked every 16
      * steps, 5 us each at 512 MiB on one H100, a cut cost about 90 us). */
@@ -761,6 +788,19 @@ PCCL_FN int pccl_settle(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *next)
     }
     return PCCL_DEC_STOP;
 }
+
+/* The scheduling threads write the hand-ons block 0's leader listed
+ * (pccl_hand_on), after a barrier; then the list is empty, so that the next
+ * barrier does not write them again.  The tails are written before
+ * pccl_end reads them. */
+#define PCCL_HAND_ON_WRITE(S, G)                                                   \
+    do {                                                                           \
+        if ((S)->nhand && PCCL_CTRL) {                                             \
+            pccl_hand_on_lanes(S, G, PCCL_CTRL_LANE, PCCL_CTRL_LANES);             \
+            PCCL_CTRL_SYNC();                                                      \
+            if (PCCL_LEADER) (S)->nhand = 0;                                       \
+        }                                                                          \
+    } while (0)
 
 /* A step: the movers move job[jx_] while the leader posts the step before
  * and prepares the next one in job[jx_ ^ 1]; one barrier when the next step
@@ -791,10 +831,7 @@ PCCL_FN int pccl_settle(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *next)
                 PCCL_IDLE_PAUSE((S)->idle++);                                      \
             }                                                                      \
             PCCL_BARRIER();                                                        \
-            if ((S)->nhand && PCCL_CTRL) { /* the leader's next plan follows a barrier */ \
-                pccl_hand_on_lanes(S, G, PCCL_CTRL_LANE, PCCL_CTRL_LANES);         \
-                PCCL_CTRL_SYNC(); /* the tails written before pccl_end reads them */ \
-            }                                                                      \
+            PCCL_HAND_ON_WRITE(S, G); /* the leader's next plan follows a barrier */   \
             if ((S)->cmd == PCCL_CMD_QUIT) break;                                  \
             for (;;) {                                                             \
                 if (PCCL_LEADER)                                                   \
@@ -808,6 +845,7 @@ PCCL_FN int pccl_settle(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *next)
                     if (PCCL_MOVER) PCCL_EXEC(&(S)->job[jx_]);                     \
                     if (PCCL_LEADER) (S)->dec[ph_] = pccl_overlap(S, G, b, &(S)->job[jx_ ^ 1]); \
                     PCCL_BARRIER();                                                \
+                    PCCL_HAND_ON_WRITE(S, G); /* a look ahead's, while the movers go on */ \
                     if (PCCL_LEADER && PCCL_PROF(G)) (S)->st.ns_exec += PCCL_NOW_NS() - (S)->t_exec; \
                     d_ = (S)->dec[ph_];                                            \
                     ph_ ^= 1;                                                      \

@@ -18,9 +18,27 @@
 typedef struct {
     uint64_t begin_min, begin_max, cut_min, pick_min, first_min, end_min, end_max, idle_sum, work_min, plan_min;
     int nblocks;
+    int sms, sm_shared; /* the multiprocessors its blocks ran on; blocks beside another of its blocks */
 } launch_span;
 
 static uint64_t ld(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+
+/* Where the launch's blocks ran (each block's SM, pccl_begin), for
+ * PCCL_SLICE_LOG: a launch whose blocks paired up on SMs would move its data
+ * with fewer SMs' load and store units (on 2 H200s none did: 64 blocks on
+ * 64 SMs in every relaunch, results/slice-x2/ call 13). */
+static void span_sms(pcclComm_t c, launch_span *s)
+{
+    unsigned char on[1024] = {0};
+    for (int b = 0; b < c->G.k.blocks; b++) {
+        uint64_t sm = ld(&c->G.stats[b].sm);
+        if (sm && sm <= sizeof on && on[sm - 1] < 255) on[sm - 1]++;
+    }
+    for (size_t i = 0; i < sizeof on; i++) {
+        s->sms += on[i] != 0;
+        s->sm_shared += on[i] > 1 ? on[i] : 0;
+    }
+}
 
 static void span_read(pcclComm_t c, launch_span *s)
 {
@@ -46,6 +64,7 @@ static void span_read(pcclComm_t c, launch_span *s)
         uint64_t e = ld(&c->G.stats[b].t_end);
         if (e) s->idle_sum += s->end_max - e;
     }
+    if (c->slice_acc.log) span_sms(c, s);
 }
 
 /* The slice's end for the launch about to be made.  Aligned, a point of a
@@ -112,7 +131,8 @@ pcclResult_t pccl_slice_log_open(pcclComm_t c)
     setvbuf(c->slice_acc.log, NULL, _IOLBF, 0);
     fprintf(c->slice_acc.log,
             "rank,launch,late,drain,block_idle,dead,start_spread,refill,pick,work,gap,launch_call,queued,owed,"
-            "host_cq1,launch_latency,plan0,cut_at,end_at,begin_at,first_at,seen_at,call_at,clock_offset\n");
+            "host_cq1,launch_latency,plan0,cut_at,end_at,begin_at,first_at,seen_at,call_at,clock_offset,"
+            "sms,sm_shared,span,completed\n");
     return pcclSuccess;
 }
 
@@ -129,7 +149,7 @@ static void log_line(pcclComm_t c, const launch_span *s, uint64_t dead)
     double pick = s->pick_min != UINT64_MAX ? (s->pick_min - s->begin_min) / 1e3 : -1;
     double work = s->work_min != UINT64_MAX ? (s->work_min - s->begin_min) / 1e3 : -1;
     double plan = s->plan_min != UINT64_MAX ? (s->plan_min - s->begin_min) / 1e3 : -1;
-    fprintf(a->log, "%d,%llu,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%llu,%llu,%.1f,%.1f,%.1f,%llu,%llu,%llu,%llu,%llu,%llu,%lld\n", c->rank,
+    fprintf(a->log, "%d,%llu,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%llu,%llu,%.1f,%.1f,%.1f,%llu,%llu,%llu,%llu,%llu,%llu,%lld", c->rank,
             (unsigned long long)c->launches, a->late_ns / 1e3, a->drain_ns / 1e3, a->block_idle_ns / 1e3, dead / 1e3,
             (s->begin_max - s->begin_min) / 1e3, first, pick, work, a->gap_ns / 1e3, a->launch_ns / 1e3,
             (unsigned long long)a->queued, (unsigned long long)a->owed, a->cq1_ns / 1e3,
@@ -137,6 +157,10 @@ static void log_line(pcclComm_t c, const launch_span *s, uint64_t dead)
             (unsigned long long)a->prev_end, (unsigned long long)s->begin_min,
             (unsigned long long)(s->first_min != UINT64_MAX ? s->first_min : 0),
             (unsigned long long)(a->call_ns - a->gap_ns), (unsigned long long)a->call_ns, (long long)a->off);
+    /* the relaunch's own: where its blocks ran, how long it lasted and the
+     * completions seen in it (its pace, against the SMs) */
+    fprintf(a->log, ",%d,%d,%.1f,%llu\n", s->sms, s->sm_shared, (s->end_max - s->begin_min) / 1e3,
+            (unsigned long long)(c->completed - a->done_at_end));
 }
 
 /* The poller saw launch number c->launches end (mu held). */
@@ -172,6 +196,7 @@ void pccl_slice_on_end_locked(pcclComm_t c)
         o->aligned += (uint64_t)a->on_grid;
         if (a->log) log_line(c, &s, s.begin_min - a->prev_end);
     }
+    a->done_at_end = c->completed;
     a->cut_launch = 0;
     if (s.cut_min == UINT64_MAX || !pccl_ld_acq32(&c->G.hdr->sliced)) return;
     /* Cut by its slice while work progressed: the poller relaunches it, at

@@ -179,9 +179,10 @@ PCCL_FN int pccl_fetch(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
         /* In FIFO order one batch a pass: a look that finds the next record
          * not there yet costs a round trip, which the invocations just
          * fetched would wait for, and the records left run after them
-         * anyway (the next pass fetches them).  With priorities, all that
-         * are there are fetched first, so the highest of them runs first;
-         * chaos keeps its choice among all. */
+         * anyway (the next pass fetches them; a collective on several
+         * blocks looks once more while it runs: pccl_look_ahead).  With
+         * priorities, all that are there are fetched first, so the highest
+         * of them runs first; chaos keeps its choice among all. */
         int got;
         do n += got = pccl_fetch_host(S, G, now);
         while (got == PCCL_SQ_BATCH && (G->k.order != 0 || G->k.chaos));

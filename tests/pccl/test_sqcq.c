@@ -399,6 +399,42 @@ static void test_coll_load(void)
         }
 }
 
+/* Collectives on several blocks invoked back to back: block 0 fetches the
+ * next one while it runs its share of one (pccl_look_ahead), and hands it
+ * on; every result exact, every completion posted.  2 ranks, 4 blocks,
+ * 32 KiB collectives in 1 KiB chunks (every block takes part): broadcasts
+ * from rank 1 and reduces to rank 0, so that rank 0's every first step
+ * receives from rank 1, which invokes only once rank 0 has invoked all six
+ * (pt_run_cases): rank 0's first look ahead in each finds the next record
+ * there.  Rank 1's first steps send at once and race its host's next
+ * pcclRun: not asserted.  Waits are never preempted and no slice ends a
+ * launch: a pass that ends early fetches the next record itself, and
+ * block 0, with it queued, has no need to look ahead. */
+static void test_look_ahead(void)
+{
+    pcclComm_t c[2];
+    pcclConfig_t cfg = pt_config(4, 1024);
+    cfg.spinHead = cfg.spinBase = 1L << 40;
+    cfg.sliceUs = 0;
+    if (pt_init(c, 2, &cfg)) return;
+    pt_case cases[6];
+    memset(cases, 0, sizeof cases);
+    for (int i = 0; i < 6; i++) {
+        int bcast = i % 2 == 0;
+        cases[i].c = (ck_coll){bcast ? pcclCollBroadcast : pcclCollReduce, pcclInt32, pcclSum, bcast ? 1 : 0,
+                               8192 - 64 * (size_t)i, 2};
+    }
+    PT_CHECK(pt_run_cases(c, 2, cases, 6, 41, 10, 0) == 0, "wrong results");
+    /* the daemon publishes its counters as a launch ends */
+    for (int r = 0; r < 2; r++) PT_OK(pcclDeviceSynchronize(c[r]));
+    pcclStats_t st;
+    PT_OK(pcclCommGetStats(c[0], &st));
+    PT_CHECK(st.lookAheads >= 50 && st.lookAheads < st.completed,
+             "rank 0: %llu invocations fetched ahead of %llu completed (50 at least: 5 a round)",
+             (unsigned long long)st.lookAheads, (unsigned long long)st.completed);
+    pt_destroy(c, 2);
+}
+
 int pt_register_sqcq(void)
 {
     CU_pSuite s = CU_add_suite("sqcq", NULL, NULL);
@@ -412,7 +448,9 @@ int pt_register_sqcq(void)
         !CU_add_test(s, "collectives of two blocks run on the same groups on every rank, exact", test_place_groups) ||
         !CU_add_test(s, "collectives on half the blocks take both halves in turn, exact", test_place_halves) ||
         !CU_add_test(s, "a step's chunk, loops and slot: the plain formulas' (no division)", test_geometry) ||
-        !CU_add_test(s, "a block's copy of a collective: every field and step, 1-64 ranks", test_coll_load))
+        !CU_add_test(s, "a block's copy of a collective: every field and step, 1-64 ranks", test_coll_load) ||
+        !CU_add_test(s, "collectives on several blocks back to back: the next fetched ahead, exact",
+                     test_look_ahead))
         return -1;
     return 0;
 }
