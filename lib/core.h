@@ -746,6 +746,23 @@ PCCL_FN void pccl_coll_load(pccl_coll *d, const pccl_coll *s)
     if (d->nsteps > 16)
         for (size_t i = PCCL_COLL_HEAD_WORDS; i < sizeof *s / 8; i++) b[i] = a[i];
 }
+/* The end of a launch's slice for a block that began at `now`: the host's
+ * deadline d (aligned, the same for all ranks) where it lies within one
+ * slice s; one too far off (a launch late past it, a wrong clock estimate)
+ * gives way to a slice from the start; and half a slice at least: a launch
+ * that began just before a grid point and was cut after its first step
+ * left its relaunch nothing to do until the peers came; that one quit idle
+ * and the restart delay held the collective (the stream suite's opening
+ * gate waited 200 ms).  UINT64_MAX: no slice.  The daemon takes it at each
+ * block's start (scheduler.h, pccl_begin); the host's relaunch split
+ * (slice.c) measures the cut against it. */
+PCCL_FN uint64_t pccl_slice_deadline(uint64_t now, uint64_t d, uint64_t s)
+{
+    if (!s) return UINT64_MAX;
+    uint64_t e = d > now && d <= now + s ? d : now + s;
+    return e < now + s / 2 ? now + s / 2 : e;
+}
+
 /* Step t's slot in a ring of `slots`: a mask where slots is a power of two
  * (the default), rather than a 64-bit remainder. */
 PCCL_FN uint64_t pccl_slot_of(uint64_t t, int slots)

@@ -356,7 +356,8 @@ pcclResult_t pcclCommGetBlockStats(pcclComm_t comm, int block, pcclStats_t *stat
  * blockIdleNs + deadNs + refillNs (lib/README.md, "Sharing the GPU"). */
 typedef struct {
     uint64_t relaunches;  /* launches ended by their slice and relaunched, measured */
-    uint64_t lateNs;      /* daemon: the slice's end (first block's start + slice) to the first block's cut */
+    uint64_t lateNs;      /* daemon: the slice's end (the deadline the first block took: the host's grid
+                             point, a slice from its start, or half a slice at least) to the first block's cut */
     uint64_t drainNs;     /* daemon: the first block's cut to the last block's end */
     uint64_t blockIdleNs; /* daemon: a block's end to the last block's end, mean over blocks */
     uint64_t deadNs;      /* daemon: the last block's end to the relaunch's first block start: no block runs */

@@ -218,18 +218,10 @@ PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
     S->st.t_begin = now;
     S->blk = b;
     S->epoch = G->epoch;
-    /* The deadline: the host's (aligned, the same for all ranks); one too
-     * far off (a launch late past it, a wrong clock estimate) gives way to a
-     * slice from the block's start.  Every block takes it, so that the
-     * others know when block 0's decision may come (cut.h); block 0 alone
-     * decides. */
-    uint64_t s = (uint64_t)G->k.slice_ns, d = G->deadline;
-    S->deadline = !s ? UINT64_MAX : d > now && d <= now + s ? d : now + s;
-    /* Half a slice at least: a launch that began just before a grid point
-     * and was cut after its first step left its relaunch nothing to do until
-     * the peers came; that one quit idle and the restart delay held the
-     * collective (the stream suite's opening gate waited 200 ms). */
-    if (s && S->deadline < now + s / 2) S->deadline = now + s / 2;
+    /* The deadline (core.h, pccl_slice_deadline).  Every block takes it, so
+     * that the others know when block 0's decision may come (cut.h); block
+     * 0 alone decides. */
+    S->deadline = pccl_slice_deadline(now, G->deadline, (uint64_t)G->k.slice_ns);
     S->st.t_cut = S->st.t_pick = S->st.t_first = S->st.t_end = S->st.t_work = S->st.t_plan = 0;
     S->sq_head = G->saved[b].sq_head;
     if (b == 0)

@@ -204,14 +204,16 @@ void pccl_slice_on_end_locked(pcclComm_t c)
      * phases) the relaunch waits for the next invocation: not the slice's
      * cost, not measured. */
     if (!c->outstanding) return;
-    /* the deadline the first block took (scheduler.h, pccl_begin) */
-    uint64_t due = s.begin_min + (uint64_t)c->G.k.slice_ns;
-    if (a->deadline > s.begin_min && a->deadline < due) due = a->deadline;
+    /* the deadline the first block took (scheduler.h, pccl_begin).  Against
+     * the host's alone, a launch that began within half a slice of it, and
+     * so took half a slice, counted up to half a slice late: in
+     * results/slice-x2/ call 18, sizes a few ms apart, 0.25-1.45 ms a
+     * relaunch where some were off the grid, ~1 us where all were on it */
+    uint64_t due = pccl_slice_deadline(s.begin_min, a->deadline, (uint64_t)c->G.k.slice_ns);
     a->cut_launch = c->launches;
     a->prev_end = s.end_max;
     a->late_ns = s.cut_min > due ? s.cut_min - due : 0;
-    a->on_grid = a->deadline && s.cut_min >= a->deadline &&
-                 a->deadline >= s.begin_min + (uint64_t)c->G.k.slice_ns / 2; /* taken (scheduler.h, pccl_begin) */
+    a->on_grid = a->deadline && due == a->deadline && s.cut_min >= due; /* the grid's point taken, and reached */
     a->drain_ns = s.end_max - s.cut_min;
     a->cut_at = s.cut_min;
     a->block_idle_ns = s.idle_sum / (uint64_t)s.nblocks;

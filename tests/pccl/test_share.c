@@ -1043,11 +1043,30 @@ static void test_ctl_cut(void)
     pt_end();
 }
 
+/* The end of a launch's slice (core.h, pccl_slice_deadline), which the
+ * daemon takes and the relaunch split measures cuts against: the host's
+ * grid point within one slice, else a slice from the start, and half a
+ * slice at least; none without a slice. */
+static void test_slice_deadline(void)
+{
+    const uint64_t s = 4000, t = 100000;
+    PT_CHECK(pccl_slice_deadline(t, t + 3000, 0) == UINT64_MAX, "no slice: no deadline");
+    PT_CHECK(pccl_slice_deadline(t, t + 3000, s) == t + 3000, "a grid point within the slice is taken");
+    PT_CHECK(pccl_slice_deadline(t, t + s, s) == t + s, "a grid point a slice away is taken");
+    PT_CHECK(pccl_slice_deadline(t, t + s / 2, s) == t + s / 2, "a grid point half a slice away is taken");
+    PT_CHECK(pccl_slice_deadline(t, t + 500, s) == t + s / 2, "a grid point too near: half a slice");
+    PT_CHECK(pccl_slice_deadline(t, t + s + 1, s) == t + s, "a grid point past a slice: a slice from the start");
+    PT_CHECK(pccl_slice_deadline(t, t, s) == t + s, "a grid point already past: a slice");
+    PT_CHECK(pccl_slice_deadline(t, 0, s) == t + s, "no grid point: a slice");
+}
+
 int pt_register_share(void)
 {
     CU_pSuite s = CU_add_suite("share", NULL, NULL);
     if (!s) return -1;
-    if (!CU_add_test(s, "device sync while a thread streams collectives, within the slice (no watch)",
+    if (!CU_add_test(s, "a launch's slice: the host's grid point within a slice, half a slice at least",
+                     test_slice_deadline) ||
+        !CU_add_test(s, "device sync while a thread streams collectives, within the slice (no watch)",
                      test_devsync_while_streaming) ||
         !CU_add_test(s, "collectives longer than a slice: cut, resumed, exact", test_cut_midway) ||
         !CU_add_test(s, "chaos, random orders, 50 us slices", test_chaos_slices) ||
