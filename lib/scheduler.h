@@ -784,10 +784,11 @@ PCCL_FN int pccl_settle(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *next)
 /* The scheduling threads write the hand-ons block 0's leader listed
  * (pccl_hand_on), after a barrier; then the list is empty, so that the next
  * barrier does not write them again.  The tails are written before
- * pccl_end reads them. */
+ * pccl_end reads them.  Only the scheduling threads read the count: the
+ * leader empties it without a barrier, while the movers go on. */
 #define PCCL_HAND_ON_WRITE(S, G)                                                   \
     do {                                                                           \
-        if ((S)->nhand && PCCL_CTRL) {                                             \
+        if (PCCL_CTRL && (S)->nhand) {                                             \
             pccl_hand_on_lanes(S, G, PCCL_CTRL_LANE, PCCL_CTRL_LANES);             \
             PCCL_CTRL_SYNC();                                                      \
             if (PCCL_LEADER) (S)->nhand = 0;                                       \
