@@ -736,11 +736,10 @@ PCCL_FN int pccl_try(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
  * is first, pccl_fetch). */
 PCCL_FN void pccl_look_ahead(pccl_blk *S, const pccl_gpu *G, int b)
 {
-    if (b != 0 || S->ahead || S->ac.used < 2 || S->pos + 1 < S->tq_len || S->tq_len >= G->k.depth ||
-        G->k.order != 0 || G->k.chaos)
+    if (b != 0 || S->ahead || S->ac.used < 2 || S->pos + 1 < S->tq_len || G->k.order != 0 || G->k.chaos)
         return;
     S->ahead = 1;
-    S->st.ahead += (uint64_t)pccl_fetch_host(S, G, PCCL_NOW_NS());
+    S->st.ahead += (uint64_t)pccl_fetch_host(S, G, PCCL_NOW_NS()); /* a full queue: no look (pccl_sq_read) */
 }
 
 /* The leader, while the movers move the active step's data (on the host:
