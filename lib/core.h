@@ -393,6 +393,8 @@ typedef struct {
                            posted wait showed it waits for us (pccl_peer_waits) */
     uint64_t ahead;     /* block 0: invocations fetched while it ran a collective
                            on several blocks (pccl_look_ahead) */
+    uint64_t wait_fetches; /* block 0: invocations fetched while a collective of its
+                           own waited for a peer (pccl_fetch_waiting) */
     /* The latest launch, on the daemon's clock (PCCL_NOW_NS), for the
      * relaunch's cost split (lib/slice.c): its start, the slice's cut (0:
      * none), its first collective picked and its first step (0: none), its
@@ -421,7 +423,12 @@ typedef struct {
     /* daemon blocks: one of them decided to end this launch, and the others
      * follow even while held; the host clears it before each launch */
     uint32_t quitting;
-    uint64_t unused; /* the header stays 128 bytes (hold_seq below) */
+    /* daemon -> host: the latest launch (the low 32 bits of its epoch) whose
+     * every block has ended, written by the last block out (G->exits): the
+     * poller sees a launch end with a load of host memory, where a stream
+     * query is a driver call (poller.c, daemon_ended) */
+    uint32_t ended;
+    uint32_t unused; /* the header stays 128 bytes (hold_seq below) */
     /* host -> daemon: which invocations the streams wait for (lib/stream.c),
      * so that a held launch may still end once the daemon itself completed
      * them all (pccl_hold_done), without waiting for the host to see the
@@ -476,6 +483,7 @@ typedef struct {
     uint64_t *cq_ticket;     /* CQ slot counter                     */
     uint64_t *progress;      /* steps committed by any block, ever  */
     uint64_t *quit;          /* the launch (its epoch) whose block 0 decided to end it: the others follow */
+    uint64_t *exits;         /* blocks that ended a launch, ever (the last of a launch writes hdr->ended) */
     uint64_t *looked;        /* [blocks] the last launch (epoch) in which block b looked at its work (cut.h) */
     pccl_blk_saved *saved;   /* [blocks]                            */
     uint64_t *dsq;           /* [blocks][depth] block 0 -> the others' SQs */
@@ -516,7 +524,7 @@ PCCL_FN size_t pccl_carve_device(pccl_gpu *G, char *base)
 #define PCCL_NEXT(off, n) ((((off) + (n)) + 255) & ~(size_t)255)
     size_t mc = (size_t)G->k.max_colls, nb = (size_t)G->k.blocks, d = (size_t)G->k.depth;
     size_t o_ctx = PCCL_NEXT(0, mc * sizeof(pccl_coll)), o_done = PCCL_NEXT(o_ctx, mc * nb * sizeof(pccl_ctx)),
-           o_tick = PCCL_NEXT(o_done, mc * sizeof(uint64_t)), o_saved = PCCL_NEXT(o_tick, 3 * PCCL_FLAG_PAD),
+           o_tick = PCCL_NEXT(o_done, mc * sizeof(uint64_t)), o_saved = PCCL_NEXT(o_tick, 4 * PCCL_FLAG_PAD),
            o_stq = PCCL_NEXT(o_saved, nb * sizeof(pccl_blk_saved)), o_dsq = PCCL_NEXT(o_stq, nb * d * sizeof(int32_t)),
            o_dtail = PCCL_NEXT(o_dsq, nb * d * sizeof(uint64_t)), o_dargs = PCCL_NEXT(o_dtail, nb * 2 * sizeof(uint64_t)),
            o_claims = PCCL_NEXT(o_dargs, mc * sizeof(pccl_args)), o_gate = PCCL_NEXT(o_claims, mc * sizeof(uint64_t)),
@@ -530,6 +538,7 @@ PCCL_FN size_t pccl_carve_device(pccl_gpu *G, char *base)
         G->cq_ticket = (uint64_t *)(base + o_tick);
         G->progress = (uint64_t *)(base + o_tick + PCCL_FLAG_PAD);
         G->quit = (uint64_t *)(base + o_tick + 2 * PCCL_FLAG_PAD);
+        G->exits = (uint64_t *)(base + o_tick + 3 * PCCL_FLAG_PAD);
         G->saved = (pccl_blk_saved *)(base + o_saved);
         G->saved_tq = (int32_t *)(base + o_stq);
         G->dsq = (uint64_t *)(base + o_dsq);

@@ -65,6 +65,8 @@ typedef struct {
     uint64_t cq1_ns;     /* host: the relaunch call to the first completion seen after it (0: none yet) */
     int want_cq1;
     uint64_t done_at_end; /* c->completed when the poller saw the last launch end */
+    uint64_t ended_ns;    /* host: when the poller first saw the latest launch's end in pinned memory (hdr->ended) */
+    uint64_t cut_ended_ns; /* ... the cut launch's, for PCCL_SLICE_LOG */
 } pccl_slice_acc;
 
 /* health.c: a thread of a peer process as /proc showed it, for the

@@ -184,6 +184,10 @@ typedef struct {
     uint64_t lookAheads;   /* invocations block 0 fetched from the SQ and handed on while it
                               ran its share of another on several blocks, so that the other
                               blocks need not wait for it to finish that share */
+    uint64_t waitFetches;  /* invocations block 0 fetched from the SQ and handed on while a
+                              collective of its own waited for a peer, so that no peer waits
+                              for what this rank's SQ holds (the ranks' SQs in different
+                              orders) until that wait's threshold runs out */
 } pcclStats_t;
 
 const char *pcclGetErrorString(pcclResult_t result);

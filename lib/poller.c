@@ -39,6 +39,7 @@ pcclResult_t pccl_launch_locked(pcclComm_t c)
     pccl_watch_mute(0);
     if (r) return r;
     c->launches++;
+    c->slice_acc.ended_ns = 0;
     pccl_slice_on_launch_locked(c, t0, pccl_now_ns());
     c->submitted_at_launch = c->submitted;
     c->was_running = 1;
@@ -58,6 +59,22 @@ static int daemon_query(pcclComm_t c)
 {
     if (c->slice_acc.cut_launch && c->slice_acc.cut_launch == c->launches) c->slice_acc.sum.gapQueries++;
     return c->be->running(c);
+}
+
+/* Whether every block of the latest launch has ended: the last one out
+ * says so in pinned memory (scheduler.h, pccl_end), a host load where a
+ * stream query is a driver call.  The poller relaunches on that sight: the
+ * kernel may still be retiring, and the relaunch queues behind it on the
+ * daemon's stream (the host backend's launch waits for the threads, as a
+ * stream would).  On 2 H200s the stream query saw the end 0-2 us later
+ * (results/slice-x2/, call 21), and a relaunch at 8 B came 12 us sooner
+ * (GPU time with no block: 40 us median against 53).  Its first sight is
+ * stamped (mu held) for the relaunch's split (slice.c). */
+static int daemon_ended(pcclComm_t c, uint64_t now)
+{
+    if (pccl_ld_acq32(&c->G.hdr->ended) != (uint32_t)c->G.epoch) return 0;
+    if (!c->slice_acc.ended_ns) c->slice_acc.ended_ns = now;
+    return 1;
 }
 
 /* ---- the poller ---------------------------------------------------------------- */
@@ -203,7 +220,7 @@ static int answered_lately(pcclComm_t c, uint64_t now)
 static void maybe_launch(pcclComm_t c, uint64_t now)
 {
     if (c->stopping == 2 || c->aborted || c->failed) return;
-    if (c->was_running && (answered_lately(c, now) || daemon_query(c))) {
+    if (c->was_running && !daemon_ended(c, now) && (answered_lately(c, now) || daemon_query(c))) {
         c->running_seen_ns = now;
         return;
     }
@@ -338,7 +355,7 @@ void *pccl_poller_main(void *arg)
                                               c->stopping != 2); /* a relaunch to come: else it would spin for good */
         /* Not after every completion: a stream query is driver time, and
          * the next completion waits for it. */
-        if (now - last_query >= (slice_due ? SLICE_QUERY_NS : POLL_QUERY_NS)) {
+        if ((c->was_running && daemon_ended(c, now)) || now - last_query >= (slice_due ? SLICE_QUERY_NS : POLL_QUERY_NS)) {
             maybe_launch(c, now);
             last_query = now;
         }

@@ -486,6 +486,31 @@ PCCL_COLD_FN int pccl_peer_waits(const pccl_blk *S, const pccl_gpu *G, int b)
     return 0;
 }
 
+/* Block 0, every 64 polls of a wait for a peer: the host's SQ is read
+ * and what it holds is handed on (the leader writing the entries alone),
+ * or queued behind the waiting collective where it is block 0's own.
+ * Block 0 alone reads the SQ, and read it only between passes: while its
+ * head waited for a peer, the invocations behind it in the SQ reached no
+ * block, and where a peer's blocks waited for one of those (the ranks'
+ * SQs in different orders: back to back, a completion's callback issues
+ * the next invocation before or after the rank's own burst), the two waited
+ * for each other until the head's sticky threshold ran out (2 H200s,
+ * 50-iteration rows 1-40x slower, about 1 and 20 ms lost:
+ * results/slice-x2/, call 21).  In FIFO order only (a priority may
+ * place a fetched one before the waiting one); a full queue fetches
+ * nothing (pccl_sq_read). */
+PCCL_COLD_FN void pccl_fetch_waiting(pccl_blk *S, const pccl_gpu *G, int b)
+{
+    if (b != 0 || G->k.order != 0) return;
+    int n = 0, got;
+    uint64_t now = PCCL_NOW_NS();
+    while ((got = pccl_fetch_host(S, G, now)) > 0) n += got;
+    if (!n) return;
+    pccl_hand_on_lanes(S, G, 0, 1); /* what pccl_hand_on left for the warp */
+    S->nhand = 0;
+    S->st.wait_fetches += (uint64_t)n;
+}
+
 /* Polls the step's connectors up to the spin threshold.  On success fills
  * the job and returns 1; on timeout returns 0 (the collective is stuck).
  * The first look that fails posts the wait, and every 64 polls the wait
@@ -512,6 +537,7 @@ PCCL_FN int pccl_wait(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
             pccl_looked(S, G, b); /* 64 looks found it not ready (cut.h) */
             if (pccl_cut_now(S, G)) { S->waited = i; cut = 1; break; }
             if (pccl_peer_waits(S, G, b)) { S->waited = 0; S->st.crossed++; break; }
+            pccl_fetch_waiting(S, G, b);
         }
         PCCL_POLL_PAUSE(i);
     }
@@ -701,6 +727,13 @@ PCCL_FN void pccl_end(pccl_blk *S, const pccl_gpu *G, int b)
     S->st.t_end = PCCL_NOW_NS();
     G->saved[b].st = S->st;
     pccl_publish(S, G, b);
+    /* The last block out tells the host, after everything the launch wrote
+     * (each block's publish fenced it; the fence orders what this block
+     * saw of theirs before the pinned store). */
+    if (pccl_add_gpu(G->exits, 1) % (uint64_t)G->k.blocks == (uint64_t)G->k.blocks - 1) {
+        pccl_fence();
+        pccl_st_rel32(&G->hdr->ended, (uint32_t)S->epoch);
+    }
 }
 
 /* ---- the daemon's loop (all threads of the block run it) ----------------- */

@@ -132,7 +132,7 @@ pcclResult_t pccl_slice_log_open(pcclComm_t c)
     fprintf(c->slice_acc.log,
             "rank,launch,late,drain,block_idle,dead,start_spread,refill,pick,work,gap,launch_call,queued,owed,"
             "host_cq1,launch_latency,plan0,cut_at,end_at,begin_at,first_at,seen_at,call_at,clock_offset,"
-            "sms,sm_shared,span,completed\n");
+            "sms,sm_shared,span,completed,ended_seen_at\n");
     return pcclSuccess;
 }
 
@@ -159,8 +159,8 @@ static void log_line(pcclComm_t c, const launch_span *s, uint64_t dead)
             (unsigned long long)(a->call_ns - a->gap_ns), (unsigned long long)a->call_ns, (long long)a->off);
     /* the relaunch's own: where its blocks ran, how long it lasted and the
      * completions seen in it (its pace, against the SMs) */
-    fprintf(a->log, ",%d,%d,%.1f,%llu\n", s->sms, s->sm_shared, (s->end_max - s->begin_min) / 1e3,
-            (unsigned long long)(c->completed - a->done_at_end));
+    fprintf(a->log, ",%d,%d,%.1f,%llu,%llu\n", s->sms, s->sm_shared, (s->end_max - s->begin_min) / 1e3,
+            (unsigned long long)(c->completed - a->done_at_end), (unsigned long long)a->cut_ended_ns);
 }
 
 /* The poller saw launch number c->launches end (mu held). */
@@ -216,6 +216,7 @@ void pccl_slice_on_end_locked(pcclComm_t c)
     a->on_grid = a->deadline && due == a->deadline && s.cut_min >= due; /* the grid's point taken, and reached */
     a->drain_ns = s.end_max - s.cut_min;
     a->cut_at = s.cut_min;
+    a->cut_ended_ns = a->ended_ns;
     a->block_idle_ns = s.idle_sum / (uint64_t)s.nblocks;
     a->gap_ns = a->launch_ns = 0;
 }

@@ -21,6 +21,7 @@ static void add_blocks(pcclComm_t c, int lo, int hi, pcclStats_t *s)
         s->lifeNs += __atomic_load_n(&t->ns_life, __ATOMIC_ACQUIRE);
         s->crossed += __atomic_load_n(&t->crossed, __ATOMIC_ACQUIRE);
         s->lookAheads += __atomic_load_n(&t->ahead, __ATOMIC_ACQUIRE);
+        s->waitFetches += __atomic_load_n(&t->wait_fetches, __ATOMIC_ACQUIRE);
         uint64_t bq = __atomic_load_n(&t->quits, __ATOMIC_ACQUIRE);
         if (bq < q) q = bq;
     }

@@ -235,6 +235,11 @@ static pcclResult_t h_launch(pcclComm_t c)
     host_bk *h = c->bk;
     if (h->drain_locks) pthread_mutex_lock(&h->ctx_mu);
     pthread_mutex_lock(&h->mu);
+    /* As on a stream, the launch follows the last one's end: the poller
+     * relaunches once the last block's word says the launch is over
+     * (poller.c, daemon_ended), while its threads may still be returning. */
+    while (h->remaining > 0 && __atomic_load_n(&c->G.hdr->ended, __ATOMIC_ACQUIRE) == (uint32_t)(c->G.epoch - 1))
+        pthread_cond_wait(&h->cv, &h->mu);
     pcclResult_t r = pcclSuccess;
     if (h->remaining == 0) {
         h->launched++;

@@ -20,6 +20,8 @@
  *                 waited for and checked;
  *   chaos         a communicator with chaos=1: the five collectives, int32
  *                 sum/max, a multi-chunk count, sequential and concurrent;
+ *   behind        a collective behind another's wait in the SQ, which its peer
+ *                 waits for on other blocks (2 ranks: behind_suite);
  *   nranks=1      correctness and concurrent on a one-rank communicator.
  *
  * Build (needs build/libpccl.a from `make gpu`):
@@ -955,6 +957,80 @@ static void chaos_suite(int n)
     suite_close(&s);
 }
 
+/* Behind a wait: ranks 0 and 1 on 6 blocks, spin thresholds no wait runs
+ * out of, no slice.  Rank 0 issues X (2 floats, one block: block 0, alone in
+ * flight) then Y (32 floats in 256-byte chunks: two blocks, 2-3 or 4-5);
+ * rank 1 issues Y and X only once Y completed.  Rank 0's block 0 waits for
+ * X, and rank 0's Y runs only once block 0, the one reader of the host's
+ * SQ, fetches it while it waits (lib/scheduler.h, pccl_fetch_waiting); no
+ * waiting block's ring neighbour waits on the same block, so the
+ * neighbour's-wait yield cannot help.  Exact results, Y on rank 1 complete
+ * within 5 s, and rank 0 counting the fetch (pcclStats_t.waitFetches).  The
+ * host suite's deadlock test "Y in rank 0's SQ behind X's wait", on GPUs. */
+static void behind_suite(void)
+{
+    enum { NX = 2, NY = 32, X = 0, Y = 1 };
+    pcclComm_t c[2];
+    int devs[2] = {0, 1}, id[2][2], bad = 0;
+    pcclConfig_t cfg = PCCL_CONFIG_INITIALIZER;
+    cfg.backend = opt_host ? PCCL_BACKEND_HOST : PCCL_BACKEND_GPU;
+    cfg.blocks = 6;
+    cfg.chunkBytes = 256;
+    cfg.spinHead = cfg.spinBase = cfg.spinMin = 1L << 40;
+    cfg.sticky = 1;
+    cfg.sliceUs = 0;
+    PCCL(NULL, pcclCommInitAllConfig(c, 2, devs, &cfg));
+    float in[2][2][NY], out[2][2][NY];
+    void *din[2][2], *dout[2][2];
+    for (int r = 0; r < 2; r++) {
+        set_device(r);
+        PCCL(c[r], pcclRegisterAllReduce(c[r], NX, pcclFloat32, pcclSum, 0, &id[r][X]));
+        PCCL(c[r], pcclRegisterAllReduce(c[r], NY, pcclFloat32, pcclSum, 0, &id[r][Y]));
+        for (int k = 0; k < 2; k++) {
+            for (int i = 0; i < NY; i++) in[r][k][i] = (float)((r + 1) * 100 + k * 10 + i % 7);
+            din[r][k] = dev_alloc(c[r], sizeof in[r][k]);
+            dout[r][k] = dev_alloc(c[r], sizeof in[r][k]);
+            h2d(r, din[r][k], in[r][k], sizeof in[r][k]);
+        }
+    }
+    PCCL(c[0], pcclRun(c[0], id[0][X], din[0][X], dout[0][X], NULL, NULL));
+    PCCL(c[0], pcclRun(c[0], id[0][Y], din[0][Y], dout[0][Y], NULL, NULL));
+    PCCL(c[1], pcclRun(c[1], id[1][Y], din[1][Y], dout[1][Y], NULL, NULL));
+    int done = 0;
+    double t0 = ck_now();
+    while (!done && ck_now() - t0 < 5.0) {
+        PCCL(c[1], pcclTest(c[1], id[1][Y], &done));
+        if (!done) usleep(1000);
+    }
+    if (!done) bad = printf("FAIL behind a wait: rank 1's Y not complete after 5 s\n") > 0;
+    /* either way X now: where Y was stuck, it releases rank 0's block 0 */
+    PCCL(c[1], pcclRun(c[1], id[1][X], din[1][X], dout[1][X], NULL, NULL));
+    for (int r = 0; r < 2; r++) PCCL(c[r], pcclWaitAll(c[r]));
+    int wrong = 0;
+    for (int r = 0; r < 2; r++)
+        for (int k = 0; k < 2; k++) {
+            d2h(r, out[r][k], dout[r][k], sizeof out[r][k]);
+            for (int i = 0; i < (k == X ? NX : NY); i++) wrong += out[r][k][i] != in[0][k][i] + in[1][k][i];
+        }
+    if (wrong) bad = printf("FAIL behind a wait: %d wrong elements\n", wrong) > 0;
+    pcclStats_t st;
+    PCCL(c[0], pcclDeviceSynchronize(c[0])); /* the counters are published when a launch ends */
+    PCCL(c[0], pcclCommGetStats(c[0], &st));
+    if (!st.waitFetches) bad = printf("FAIL behind a wait: rank 0 fetched nothing while X waited\n") > 0;
+    printf("%s behind a wait: Y in %.2f ms, rank 0 fetched %llu while waiting\n", bad ? "FAIL" : "ok",
+           (ck_now() - t0) * 1e3, (unsigned long long)st.waitFetches);
+    fflush(stdout);
+    total_cases++;
+    total_failed += bad;
+    for (int r = 0; r < 2; r++) {
+        for (int k = 0; k < 2; k++) {
+            PCCL(c[r], pcclMemFree(c[r], din[r][k]));
+            PCCL(c[r], pcclMemFree(c[r], dout[r][k]));
+        }
+        PCCL(c[r], pcclCommDestroy(c[r]));
+    }
+}
+
 /* One rank (GPU 0): correctness and concurrent. */
 static void single_suite(void)
 {
@@ -1072,6 +1148,7 @@ int main(int argc, char **argv)
     t_start = ck_now();
     main_suite(opt_gpus);
     chaos_suite(opt_gpus);
+    if (opt_gpus >= 2) behind_suite();
     if (opt_gpus >= 2) single_suite();
     print_result(0);
     return total_failed ? 1 : 0;

@@ -6,7 +6,9 @@
  * complete with exact results.  A watchdog aborts the run, printing the
  * statistics, if 60 s pass without an iteration completing. */
 #include <stdlib.h>
+#include <unistd.h>
 
+#include "../../lib/internal.h"
 #include "harness.h"
 
 static void run(pt_rand_opts *o, int want_preempt, int want_quits)
@@ -134,6 +136,71 @@ static void test_issued_later(void)
     pt_end();
 }
 
+/* The same dependency where the neighbour's wait cannot see it (the stall
+ * of results/slice-x2/ call 21): rank 0 issues X (one block: block 0, alone
+ * in flight) then Y (two blocks: blocks 2-3 or 4-5 of 6, alike on every
+ * rank, run.c place_group); rank 1 issues Y, and X only once Y completed.
+ * Rank 0's block 0 waits for X; rank 1's Y waits on other blocks, for rank
+ * 0's Y, which only block 0 can fetch from rank 0's SQ.  No waiting block
+ * has a neighbour waiting on its own block index, thresholds are 2^40 polls
+ * and there is no slice: only block 0 fetching while it waits
+ * (scheduler.h, pccl_fetch_waiting) lets Y run.  Without it rank 1's Y never
+ * completes (the test gives up after 5 s and aborts). */
+static void test_fetch_while_waiting(void)
+{
+    enum { NX = 2, NY = 32 }; /* Y: 32 floats, two loops of 16 (LL lines), two blocks */
+    pt_begin("block 0 fetches what its SQ holds while its own collective waits", 30);
+    pcclConfig_t cfg = pt_config(6, 256);
+    cfg.spinHead = cfg.spinBase = cfg.spinMin = 1L << 40;
+    cfg.sticky = 1;
+    cfg.sliceUs = 0;
+    pcclComm_t c[2];
+    if (pt_init(c, 2, &cfg)) { pt_end(); return; }
+    static float in[2][2][NY], out[2][2][NY];
+    int id[2][2];
+    enum { X, Y };
+    for (int r = 0; r < 2; r++) {
+        PT_OK(pcclRegisterAllReduce(c[r], NX, pcclFloat, pcclSum, 0, &id[r][X]));
+        PT_OK(pcclRegisterAllReduce(c[r], NY, pcclFloat, pcclSum, 0, &id[r][Y]));
+        for (int k = 0; k < 2; k++)
+            for (int i = 0; i < NY; i++) in[r][k][i] = (float)((r + 1) * 100 + k * 10 + i % 7);
+    }
+    const pccl_coll *dx = &c[0]->colls[id[0][X]].dev, *dy = &c[0]->colls[id[0][Y]].dev;
+    int shaped = dx->used == 1 && dx->placed && dy->used == 2 && dy->placed;
+    PT_CHECK(shaped, "X on %u block(s) (placed %d), Y on %u (placed %d): the test needs 1 and 2, placed", dx->used,
+             dx->placed, dy->used, dy->placed);
+    if (!shaped) {
+        pt_destroy(c, 2);
+        pt_end();
+        return;
+    }
+    PT_OK(pcclRun(c[0], id[0][X], in[0][X], out[0][X], NULL, NULL));
+    PT_OK(pcclRun(c[0], id[0][Y], in[0][Y], out[0][Y], NULL, NULL));
+    PT_OK(pcclRun(c[1], id[1][Y], in[1][Y], out[1][Y], NULL, NULL));
+    int done = 0;
+    double t0 = ck_now();
+    while (!done && ck_now() - t0 < 5.0) {
+        PT_OK(pcclTest(c[1], id[1][Y], &done));
+        if (!done) usleep(1000);
+    }
+    PT_CHECK(done, "rank 1's Y not complete after 5 s: rank 0's Y stayed in its SQ behind X's wait");
+    /* either way X now: where Y was stuck, it releases rank 0's block 0, and Y follows */
+    PT_OK(pcclRun(c[1], id[1][X], in[1][X], out[1][X], NULL, NULL));
+    for (int r = 0; r < 2; r++) PT_OK(pcclWaitAll(c[r]));
+    int wrong = 0;
+    for (int r = 0; r < 2; r++)
+        for (int k = 0; k < 2; k++)
+            for (int i = 0; i < (k == X ? NX : NY); i++) wrong += out[r][k][i] != in[0][k][i] + in[1][k][i];
+    PT_CHECK(wrong == 0, "%d wrong elements", wrong);
+    pcclStats_t s;
+    PT_OK(pcclDeviceSynchronize(c[0])); /* the counts are published when a launch ends */
+    PT_OK(pcclCommGetStats(c[0], &s));
+    PT_CHECK(s.waitFetches >= 1 && s.crossed == 0, "rank 0: %llu fetched while waiting, %llu yields for a neighbour",
+             (unsigned long long)s.waitFetches, (unsigned long long)s.crossed);
+    pt_destroy(c, 2);
+    pt_end();
+}
+
 static void test_opposite_2(void) { opposite(2, 0); }
 static void test_opposite_4(void) { opposite(4, 0); }
 static void test_opposite_3_sync(void) { opposite(3, 1); }
@@ -195,6 +262,8 @@ int pt_register_deadlock(void)
         !CU_add_test(s, "opposite orders, no threshold, 3 gpus: a neighbour's wait", test_no_threshold_3) ||
         !CU_add_test(s, "opposite orders, no threshold, 3 blocks: a neighbour's wait", test_no_threshold_2_blocks) ||
         !CU_add_test(s, "X issued after Y completes, no threshold: a neighbour's wait", test_issued_later) ||
+        !CU_add_test(s, "Y in rank 0's SQ behind X's wait, on other blocks: block 0 fetches while waiting",
+                     test_fetch_while_waiting) ||
         !CU_add_test(s, "random orders, no threshold, 4 gpus: a neighbour's wait", test_no_threshold_random_4) ||
         !CU_add_test(s, "random orders + sync, no threshold, 3 gpus: a neighbour's wait",
                      test_no_threshold_random_3_sync) ||
