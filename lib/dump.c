@@ -118,9 +118,28 @@ static void dump_ctx(pcclComm_t c, FILE *f)
     }
 }
 
+/* The poller's last passes (poller.c, pass_log), oldest first: how long
+ * before the report (now) each began and what it did; and the end word's
+ * first sight. */
+static void dump_passes(pcclComm_t c, FILE *f, uint64_t now)
+{
+    fprintf(f, "pccl:   the poller's last passes (us ago: d drained n, s slept n us, y spun): ");
+    int n = c->pass_i < PCCL_PASS_LOG ? c->pass_i : PCCL_PASS_LOG;
+    for (int k = n; k > 0; k--) {
+        int i = (c->pass_i - k) % PCCL_PASS_LOG;
+        fprintf(f, "%s%.0f %c", k == n ? "" : ", ", (now - c->pass_at[i]) / 1e3, c->pass_what[i]);
+        if (c->pass_what[i] != 'y') fprintf(f, "%u", c->pass_arg[i]);
+    }
+    fprintf(f, "; launch %u called %.0f us ago, ended %s (end word %u), seen %.0f us ago, was running %d\n",
+            (uint32_t)c->G.epoch, c->launched_ns ? (now - c->launched_ns) / 1e3 : -1.0,
+            ld32(&c->G.hdr->ended) == (uint32_t)c->G.epoch ? "yes" : "no", ld32(&c->G.hdr->ended),
+            c->slice_acc.ended_ns ? (now - c->slice_acc.ended_ns) / 1e3 : -1.0, c->was_running);
+}
+
 void pccl_dump_locked(pcclComm_t c, FILE *f, uint64_t quiet_ns)
 {
     const pccl_pinned_hdr *hd = c->G.hdr;
+    uint64_t t0 = pccl_now_ns();
     int running = c->be->running(c);
     fprintf(f, "pccl: rank %d of %d (device %d, pid %d): no completion for %llu ms with %llu outstanding "
             "(PCCL_HANG_DUMP_MS): daemon %s, launches %llu, submitted %llu, completed %llu, SQ tail %llu, "
@@ -144,5 +163,6 @@ void pccl_dump_locked(pcclComm_t c, FILE *f, uint64_t quiet_ns)
     free(tq);
     dump_waits(c, f);
     dump_ctx(c, f);
+    dump_passes(c, f, t0);
     fflush(f);
 }

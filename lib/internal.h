@@ -152,6 +152,14 @@ struct pcclComm {
     int spread;                 /* PCCL_SPREAD: small collectives on block 0 (0), on block id % blocks (1),
                                    placed by block 0 at each invocation (2) (register.c, scheduler.h) */
     int hang_dumped;            /* the report was printed for this quiet spell */
+    /* With PCCL_HANG_DUMP_MS, the poller's last passes for the report
+     * (poller.c): when each began and what it did last ('d' drained, 's'
+     * slept, with the sleep asked for in us, 'y' spun and yielded) */
+#define PCCL_PASS_LOG 16
+    uint64_t pass_at[PCCL_PASS_LOG];
+    uint32_t pass_arg[PCCL_PASS_LOG];
+    char pass_what[PCCL_PASS_LOG];
+    int pass_i;
 };
 
 struct pccl_backend {

@@ -4,6 +4,8 @@
  * after a growing delay, so that a GPU synchronization waiting for the
  * daemon to quit gets its chance to return). */
 #include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "internal.h"
@@ -270,6 +272,17 @@ static void watch_look(pcclComm_t c, uint64_t now)
     c->watch_asks++;
 }
 
+/* PCCL_HANG_DUMP_MS: the poller's pass, for the report (a quiet spell the
+ * poller itself slept through shows as a gap between its passes). */
+static void pass_log(pcclComm_t c, uint64_t now, char what, uint32_t arg)
+{
+    if (!c->hang_dump_ns) return;
+    int i = c->pass_i++ % PCCL_PASS_LOG;
+    c->pass_at[i] = now;
+    c->pass_what[i] = what;
+    c->pass_arg[i] = arg;
+}
+
 /* PCCL_HANG_DUMP_MS: once per quiet spell with work outstanding (dump.c). */
 static void hang_report(pcclComm_t c, uint64_t now, int completions)
 {
@@ -278,7 +291,20 @@ static void hang_report(pcclComm_t c, uint64_t now, int completions)
     uint64_t since = c->cq_seen_ns > c->inflight_since ? c->cq_seen_ns : c->inflight_since;
     if (now - since < c->hang_dump_ns) return;
     c->hang_dumped = 1;
-    pccl_dump_locked(c, stderr, now - since);
+    /* written at once: the reports of a process's ranks interleaved line by
+     * line, the lines naming no rank (results/x4-h200/, call 3) */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m) {
+        pccl_dump_locked(c, stderr, now - since);
+        return;
+    }
+    pccl_dump_locked(c, m, now - since);
+    fclose(m);
+    fwrite(buf, 1, len, stderr);
+    fflush(stderr);
+    free(buf);
 }
 
 static void poller_sleep(pcclComm_t c, int64_t ns)
@@ -359,12 +385,16 @@ void *pccl_poller_main(void *arg)
             maybe_launch(c, now);
             last_query = now;
         }
-        if (n) continue;
+        if (n) {
+            pass_log(c, now, 'd', (uint32_t)n);
+            continue;
+        }
         uint64_t quiet = now - last_event;
         if (c->outstanding && (quiet < c->poll_hot_ns || slice_due)) {
             /* Hot: spins on the CQ without the lock (held while polling, it
              * sent every pcclRun and pcclWait to sleep on the mutex), then
              * yields. */
+            pass_log(c, now, 'y', 0);
             spin_cq(c, now + (slice_due ? 0 : c->poll_spin_ns));
             if (!pccl_cq_pending(c)) {
                 pthread_mutex_unlock(&c->mu);
@@ -372,7 +402,9 @@ void *pccl_poller_main(void *arg)
                 pthread_mutex_lock(&c->mu);
             }
         } else {
-            poller_sleep(c, !c->outstanding ? 1000000 : quiet < POLL_COOL_NS ? 20000 : 200000);
+            int64_t ns = !c->outstanding ? 1000000 : quiet < POLL_COOL_NS ? 20000 : 200000;
+            pass_log(c, now, 's', (uint32_t)(ns / 1000));
+            poller_sleep(c, ns);
         }
     }
     int deferred = c->deferred;

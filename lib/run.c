@@ -113,8 +113,14 @@ pcclResult_t pccl_submit_locked(pcclComm_t c, int id, const void *sendbuff, void
      * newer than its launch. */
     int fresh = c->was_running && pccl_now_ns() - c->running_seen_ns < 2 * POLL_QUERY_NS;
     /* A daemon that its slice ended is relaunched by the poller, after
-     * PCCL_SLICE_GAP_US (poller.c). */
-    int gap = c->slice_gap_ns && pccl_ld_acq32(&c->G.hdr->sliced);
+     * PCCL_SLICE_GAP_US (poller.c); once the poller saw the end and the
+     * gap is over, by this call.  Left to the poller then, the relaunch
+     * waited for it to wake from its sleep (nothing was outstanding), and
+     * on 4 H200s its timed sleeps ran 1-1.5 ms long: a rank seen idle since
+     * its slice ended 12.9 ms before still waited for it
+     * (results/x4-h200/, calls 4-8). */
+    int gap = c->slice_gap_ns && pccl_ld_acq32(&c->G.hdr->sliced) &&
+              (c->was_running || pccl_now_ns() - (uint64_t)c->quit_seen_ns < (uint64_t)c->slice_gap_ns);
     return !fresh && !gap && !c->be->running(c) ? pccl_launch_locked(c) : pcclSuccess;
 }
 
