@@ -124,9 +124,9 @@ static void dump_ctx(pcclComm_t c, FILE *f)
 static void dump_passes(pcclComm_t c, FILE *f, uint64_t now)
 {
     fprintf(f, "pccl:   the poller's last passes (us ago: d drained n, s slept n us, y spun): ");
-    int n = c->pass_i < PCCL_PASS_LOG ? c->pass_i : PCCL_PASS_LOG;
-    for (int k = n; k > 0; k--) {
-        int i = (c->pass_i - k) % PCCL_PASS_LOG;
+    uint32_t n = c->pass_i < PCCL_PASS_LOG ? c->pass_i : PCCL_PASS_LOG;
+    for (uint32_t k = n; k > 0; k--) {
+        uint32_t i = (c->pass_i - k) % PCCL_PASS_LOG;
         fprintf(f, "%s%.0f %c", k == n ? "" : ", ", (now - c->pass_at[i]) / 1e3, c->pass_what[i]);
         if (c->pass_what[i] != 'y') fprintf(f, "%u", c->pass_arg[i]);
     }

@@ -159,7 +159,7 @@ struct pcclComm {
     uint64_t pass_at[PCCL_PASS_LOG];
     uint32_t pass_arg[PCCL_PASS_LOG];
     char pass_what[PCCL_PASS_LOG];
-    int pass_i;
+    uint32_t pass_i; /* passes logged, ever (wraps: a multiple of PCCL_PASS_LOG) */
 };
 
 struct pccl_backend {

@@ -277,7 +277,7 @@ static void watch_look(pcclComm_t c, uint64_t now)
 static void pass_log(pcclComm_t c, uint64_t now, char what, uint32_t arg)
 {
     if (!c->hang_dump_ns) return;
-    int i = c->pass_i++ % PCCL_PASS_LOG;
+    uint32_t i = c->pass_i++ % PCCL_PASS_LOG;
     c->pass_at[i] = now;
     c->pass_what[i] = what;
     c->pass_arg[i] = arg;
