@@ -504,10 +504,10 @@ PCCL_COLD_FN void pccl_fetch_waiting(pccl_blk *S, const pccl_gpu *G, int b)
     if (b != 0 || G->k.order != 0) return;
     int n = 0, got;
     uint64_t now = PCCL_NOW_NS();
-    while ((got = pccl_fetch_host(S, G, now)) > 0) n += got;
+    do n += got = pccl_fetch_host(S, G, now); /* as pccl_fetch: a short batch was all there was */
+    while (got == PCCL_SQ_BATCH);
     if (!n) return;
-    pccl_hand_on_lanes(S, G, 0, 1); /* what pccl_hand_on left for the warp */
-    S->nhand = 0;
+    pccl_hand_on_alone(S, G); /* what pccl_hand_on left for the warp */
     S->st.wait_fetches += (uint64_t)n;
 }
 

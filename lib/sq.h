@@ -42,6 +42,13 @@ PCCL_FN void pccl_hand_on_lanes(pccl_blk *S, const pccl_gpu *G, int lane, int la
     }
 }
 
+/* The leader writes the listed hand-ons alone, and empties the list. */
+PCCL_FN void pccl_hand_on_alone(pccl_blk *S, const pccl_gpu *G)
+{
+    pccl_hand_on_lanes(S, G, 0, 1);
+    S->nhand = 0;
+}
+
 /* Block 0 hands an invocation on to the other blocks that take part (first
  * .. first+used-1, core.h pccl_first_block, as lanes 0 .. used-1): the
  * buffers here, then an entry in each one's SQ in device memory, naming the
@@ -64,18 +71,12 @@ PCCL_FN int pccl_hand_on(pccl_blk *S, const pccl_gpu *G, uint32_t raw, pccl_args
      * leader writes them alone, in their order (the warp's turn costs a
      * block-wide barrier: 0.2-0.4 us more per small collective back to
      * back). */
-    if (S->nhand == PCCL_HAND_MAX) {
-        pccl_hand_on_lanes(S, G, 0, 1);
-        S->nhand = 0;
-    }
+    if (S->nhand == PCCL_HAND_MAX) pccl_hand_on_alone(S, G);
     int h = S->nhand++;
     S->hand[h].raw = raw;
     S->hand[h].first = first;
     S->hand[h].used = used;
-    if (h == 0 && used <= PCCL_HAND_ALONE) {
-        pccl_hand_on_lanes(S, G, 0, 1);
-        S->nhand = 0;
-    }
+    if (h == 0 && used <= PCCL_HAND_ALONE) pccl_hand_on_alone(S, G);
     return first == 0;
 }
 
