@@ -83,6 +83,7 @@ static int p_test_begin(perf_rank *R, const perf_case *cases, int ncases)
     perf_barrier(R);
     R->pcomm = T->pcomm[R->rank];
     memset(&R->slice0, 0, sizeof R->slice0);
+    memset(&R->size0, 0, sizeof R->size0);
     dev_set(R->dev); /* pcclCommInitAll may have moved rank 0's thread */
     int d = copies(T->o);
     for (int i = 0; i < ncases; i++)
@@ -131,17 +132,41 @@ static void slice_report(pcclComm_t c, int rank)
     if (pcclCommGetSliceStats(c, &s) == pcclSuccess) slice_print(&s, &zero, "", rank);
 }
 
-void perf_pccl_slice_size(perf_team *T, const perf_case *k)
+/* The daemon's scheduling counters over one size (s less s0): how often
+ * its blocks left a collective before it completed (preemptions, crossed
+ * waits among them) and how they fetched ahead, beside the launches. */
+static void sched_print(const pcclStats_t *s, const pcclStats_t *s0, const char *what, int rank)
+{
+#define D(f) ((unsigned long long)(s->f - s0->f))
+    if (!D(completed)) return;
+    printf("# pccl rank %d%s: %llu completed, %llu preemptions (%llu crossed), %llu launches, %llu cut by the slice, "
+           "%llu looked ahead, %llu fetched while waiting; per completion and block %.2f preemptions\n",
+           rank, what, D(completed), D(preemptions), D(crossed), D(launches), D(slices), D(lookAheads), D(waitFetches),
+           s->blocks ? (double)D(preemptions) / (double)D(completed) / s->blocks : 0.0);
+#undef D
+    fflush(stdout);
+}
+
+/* After each size: the relaunch split and the scheduling counters, per rank. */
+void perf_pccl_size_report(perf_team *T, const perf_case *k)
 {
     char what[64];
     snprintf(what, sizeof what, " at %zu B", (size_t)k->bytes);
     for (int r = 0; r < T->nranks; r++) {
         perf_rank *X = &T->rank[r];
         pcclSliceStats_t s;
-        if (!X->pcomm || pcclCommGetSliceStats(X->pcomm, &s) != pcclSuccess) continue;
-        if (s.relaunches < X->slice0.relaunches) memset(&X->slice0, 0, sizeof X->slice0); /* a new communicator */
-        slice_print(&s, &X->slice0, what, r);
-        X->slice0 = s;
+        pcclStats_t st;
+        if (!X->pcomm) continue;
+        if (pcclCommGetSliceStats(X->pcomm, &s) == pcclSuccess) {
+            if (s.relaunches < X->slice0.relaunches) memset(&X->slice0, 0, sizeof X->slice0); /* a new communicator */
+            slice_print(&s, &X->slice0, what, r);
+            X->slice0 = s;
+        }
+        if (pcclCommGetStats(X->pcomm, &st) == pcclSuccess) {
+            if (st.completed < X->size0.completed) memset(&X->size0, 0, sizeof X->size0);
+            sched_print(&st, &X->size0, what, r);
+            X->size0 = st;
+        }
     }
 }
 

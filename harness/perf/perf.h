@@ -173,6 +173,7 @@ typedef struct perf_rank {
     long long iters;            /* collectives of the last scenario */
     pcclStats_t st0, st1;       /* pccl counters around it */
     pcclSliceStats_t slice0;    /* pccl's relaunch split at the end of the last size (lib_pccl.c) */
+    pcclStats_t size0;          /* pccl's counters at the end of the last size (lib_pccl.c) */
     pcclStats_t bst0[PERF_MAX_BLOCKS], bst1[PERF_MAX_BLOCKS]; /* --split: per daemon block */
     int nblk;
     long cwrong;                /* compute samples wrong */
@@ -293,7 +294,7 @@ int perf_pccl_block_counters(perf_rank *R, pcclStats_t *st, int max);
 void perf_pccl_wait(perf_rank *R, const perf_case *k);
 /* Rank 0, after a size's rows: each rank's relaunches after pccl's time
  * slice during that size (nothing where there were none). */
-void perf_pccl_slice_size(perf_team *T, const perf_case *k);
+void perf_pccl_size_report(perf_team *T, const perf_case *k);
 
 /* ---- --interfere (interfere.c) ---------------------------------------------------- */
 

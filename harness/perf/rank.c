@@ -179,7 +179,7 @@ static void run_size(perf_rank *R, const perf_case *k)
         if (!check) T->unchecked++;
         for (int m = 0; m < PERF_NTIMINGS; m++)
             if (o->timings >> m & 1u) perf_report_size(T, k, rows[m]);
-        if (lib_on(T, PERF_LIB_PCCL)) perf_pccl_slice_size(T, k);
+        if (lib_on(T, PERF_LIB_PCCL)) perf_pccl_size_report(T, k);
     }
 }
 

@@ -17,6 +17,7 @@ cp $base/build/gpu/pccl-perf $d/pccl-perf-base
 for v in ${VARIANTS:-}; do cp ${v#*:}/build/gpu/pccl-perf $d/pccl-perf-${v%%:*}; done
 cp scripts/perf scripts/perf-vs-nccl-tests $d/
 cp results/call.sh $d/ # the run scripts' helpers
+/usr/local/cuda/bin/nvcc -O2 -arch=sm_90 -o $d/clockread results/cycles-x2/clockread.cu # a clock read's cost (results/cycles-x2)
 for c in all_reduce all_gather reduce_scatter reduce broadcast; do cp ../shared/tools/nccl-tests/${c}_perf $d/nt/; done
 git rev-parse HEAD > $d/COMMIT; git diff --quiet || echo "+ uncommitted: $(git diff --stat | tail -1)" >> $d/COMMIT
 strip --strip-debug $d/pccl-* $d/nccl-deadlock
