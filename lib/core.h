@@ -262,13 +262,21 @@ typedef struct {
     uint64_t gated;                /* 1 until the first primitive: wait for its gate (below) */
 } pccl_ctx;
 
-/* The arena's first lines: block b's, at b * PCCL_FLAG_PAD, holds in its
- * low half 1 + the collective that block waits for, 0 while it waits for
- * none, and in its high half 1 + a collective a neighbour waits for that
- * this block cannot run yet, or 0 (written by its leader, read by its ring
- * neighbours' block b: scheduler.h, pccl_peer_waits).  Connectors begin
- * after them. */
+/* The arena's first lines: block b's, at b * PCCL_FLAG_PAD, holds what that
+ * block waits for (written by its leader, read by its ring neighbours' block
+ * b: scheduler.h, pccl_peer_waits, and by the hang report): 1 + the
+ * collective, 0 while it waits for none, in bits 0-23; 1 + a collective a
+ * neighbour waits for that this block cannot run yet, or 0, in bits 24-47;
+ * the low 16 bits of the waited invocation's number (pccl_ctx.inv) in bits
+ * 48-63.  Ids fit (PCCL_MAX_COLLS is 2^20 at most); invocations in flight are
+ * far fewer than 2^15 apart, so their numbers compare modulo 2^16.
+ * Connectors begin after them. */
 #define PCCL_ARENA_HDR ((size_t)PCCL_MAX_BLOCKS * PCCL_FLAG_PAD)
+#define PCCL_WAIT_WORD(id1, lacks1, inv) \
+    ((uint64_t)(id1) | (uint64_t)(lacks1) << 24 | ((uint64_t)(inv) & 0xffff) << 48)
+#define PCCL_WAIT_ID1(w) ((w) & 0xffffffull)
+#define PCCL_WAIT_LACKS1(w) ((w) >> 24 & 0xffffffull)
+#define PCCL_WAIT_INV(w) ((uint16_t)((w) >> 48))
 PCCL_FN uint64_t *pccl_waits_word(char *arena, int b) { return (uint64_t *)(arena + (size_t)b * PCCL_FLAG_PAD); }
 
 /* A collective's connectors on one block, at conn_off + block * stride in
@@ -463,6 +471,7 @@ typedef struct {
     int64_t slice_ns; /* a launch ends this long after it began, work or not (0: never) */
     int64_t slice_early_ns; /* ... or up to this long before, at a pass that finds the block idle */
     int32_t watch;    /* the host may ask for a cut (PCCL_CTL_CUT): block 0 looks with the abort flag (cut.h) */
+    int64_t cross_polls; /* a wait reads its neighbours' posted waits from this many polls on (0: never; scheduler.h) */
 } pccl_knobs;
 
 /* Everything one GPU's daemon needs, by value (a kernel parameter). */

@@ -87,9 +87,9 @@ static void dump_waits(pcclComm_t c, FILE *f)
     int n = 0;
     fprintf(f, "pccl:   blocks waiting now (block:collective):");
     for (int b = 0; b < c->G.k.blocks; b++) {
-        uint64_t v = w[(size_t)b * PCCL_FLAG_PAD / sizeof *w], lacks = v >> 32;
-        if (!(v & 0xffffffffull)) continue;
-        fprintf(f, "%s %d:%llu", n++ % 16 ? "" : "\npccl:    ", b, (unsigned long long)((v & 0xffffffffull) - 1));
+        uint64_t v = w[(size_t)b * PCCL_FLAG_PAD / sizeof *w], lacks = PCCL_WAIT_LACKS1(v);
+        if (!PCCL_WAIT_ID1(v)) continue;
+        fprintf(f, "%s %d:%llu", n++ % 16 ? "" : "\npccl:    ", b, (unsigned long long)(PCCL_WAIT_ID1(v) - 1));
         if (lacks) fprintf(f, " (cannot run %llu yet)", (unsigned long long)(lacks - 1));
     }
     fprintf(f, "%s\n", n ? "" : " none");

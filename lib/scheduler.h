@@ -431,16 +431,28 @@ PCCL_FN void pccl_fill(const pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
  * 0.6-4.4 ms so, several times a run (results/share-stalls-h100).  So each
  * block posts the collective it waits for in its arena (PCCL_ARENA_HDR), and
  * a wait looks, with the cut, at what its ring neighbours wait for.  One
- * that waits for a collective X with a lower id than ours, where X is in our
+ * that waits for a collective X lower than ours, where X is in our
  * task queue or may be in our SQ (X's invocation not fetched yet), waits
  * for us, or for a rank that waits for us, and will not move before we do:
- * we yield at once.  Both neighbours, whichever one our step waits on: on 3
+ * we yield at once.  "Lower" is the older invocation first, then the lower
+ * id: an invocation's number (the how-many-th of its collective) is the same
+ * on every rank, so every rank orders two in flight alike.  By id alone, a
+ * stream of same-shaped collectives issued in turn (A B C D A B ..., as back
+ * to back with 4 in flight) put the next A below the running D: a neighbour
+ * a step ahead, waiting for us in the next A, made us yield D, which our
+ * other neighbour then waited for, and so on around the ring.  And the
+ * posts are read only from PCCL_CROSS_POLLS polls of a wait on (1024 on
+ * GPUs): a ring's blocks a step apart, as after a relaunch, are no
+ * cross-wait, and read at once, their posts still made large collectives
+ * yield to one another thousands of times (lib/README.md, "A neighbour's
+ * wait"; results/x4-h200, calls 10-14).
+ * Both neighbours, whichever one our step waits on: on 3
  * ranks, rank 2 waited for rank 1 in X, rank 1 for rank 0 in Y, rank 0 for
  * rank 2 in Y, and only rank 1 could move (to X).
- * The lower id never yields for this, so the two do not swap places and
+ * The lower never yields for this, so the two do not swap places and
  * meet again the wrong way round.  Where X is neither, yielding would gain
  * nothing: we completed our part of it (a ring of 3 or more, the neighbour
- * waiting for its own neighbour), or our host has not issued X yet.  The
+ * waiting for its own neighbour: pccl_had), or our host has not issued X yet.  The
  * latter may wait for our head: a host that issues X only once its Y
  * completed, beside a rank whose head X waits for it, waited out X's whole
  * threshold.  So we post X beside our wait ("cannot run X yet"), and the
@@ -450,6 +462,14 @@ PCCL_FN void pccl_fill(const pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
 PCCL_FN void pccl_say_waits(const pccl_gpu *G, int b, uint64_t v)
 {
     if (G->nranks > 1) pccl_st_rlx(pccl_waits_word(G->arena, b), v);
+}
+
+/* Whether invocation `inv` of collective id1 - 1 comes before ours: older
+ * (numbers modulo 2^16, core.h), or as old with a lower id. */
+PCCL_FN int pccl_wait_before(uint64_t id1, uint16_t inv, const pccl_blk *S)
+{
+    int16_t d = (int16_t)(uint16_t)(inv - (uint16_t)S->act.inv);
+    return d < 0 || (d == 0 && id1 < (uint64_t)S->cur + 1);
 }
 
 /* Might the next pass find X?  Queued (elsewhere than at pos), or an SQ
@@ -465,6 +485,20 @@ PCCL_COLD_FN int pccl_may_find(const pccl_blk *S, const pccl_gpu *G, int b, int3
     return pccl_dsq_is(pccl_ld_gpu(&G->dsq[(size_t)b * depth + S->sq_head % depth]), S->sq_head);
 }
 
+/* Whether this GPU has completed invocation `inv` (modulo 2^16) of
+ * collective x (its completion flag, G->fin, holds the latest completed).
+ * A neighbour behind us waiting for it is then no reason to say we cannot
+ * run it yet: said so, a neighbour ahead, waiting in our next invocation,
+ * read that we could not run its collective and yielded it to us, who
+ * waited in ours (large collectives back to back on 4 H200s: results/
+ * x4-h200, calls 12-13).  A GPU whose other blocks still run x says so
+ * still; a hint either way. */
+PCCL_COLD_FN int pccl_had(const pccl_gpu *G, int32_t x, uint16_t inv)
+{
+    uint16_t fin = (uint16_t)pccl_ld_acq(&G->fin[x]); /* the host's flag bits lie above */
+    return (int16_t)(uint16_t)(inv - fin) <= 0;
+}
+
 PCCL_COLD_FN int pccl_peer_waits(const pccl_blk *S, const pccl_gpu *G, int b)
 {
     if (G->nranks < 2) return 0;
@@ -473,16 +507,16 @@ PCCL_COLD_FN int pccl_peer_waits(const pccl_blk *S, const pccl_gpu *G, int b)
     for (int k = 0; k < 2 && (k == 0 || peer[1] != peer[0]); k++) {
         if (!peer[k]) continue;
         uint64_t v = pccl_ld_rlx(pccl_waits_word(peer[k], b));
-        uint64_t theirs = v & 0xffffffffull, lacks = v >> 32;
+        uint64_t theirs = PCCL_WAIT_ID1(v), lacks = PCCL_WAIT_LACKS1(v);
         if (!theirs || theirs == mine) continue;
-        if (theirs < mine) { /* it waits for a lower one: run that, or say we cannot yet */
+        if (pccl_wait_before(theirs, PCCL_WAIT_INV(v), S)) { /* it waits for a lower one: run that, or say we cannot yet */
             if (pccl_may_find(S, G, b, (int32_t)(theirs - 1))) return 1;
-            missing = theirs;
+            if (!pccl_had(G, (int32_t)(theirs - 1), PCCL_WAIT_INV(v))) missing = theirs;
         } else if (lacks == mine && pccl_may_find(S, G, b, (int32_t)(theirs - 1))) {
             return 1; /* it cannot run ours, and waits for one we can run */
         }
     }
-    if (missing) pccl_say_waits(G, b, mine | missing << 32);
+    if (missing) pccl_say_waits(G, b, PCCL_WAIT_WORD(mine, missing, S->act.inv));
     return 0;
 }
 
@@ -514,7 +548,8 @@ PCCL_COLD_FN void pccl_fetch_waiting(pccl_blk *S, const pccl_gpu *G, int b)
 /* Polls the step's connectors up to the spin threshold.  On success fills
  * the job and returns 1; on timeout returns 0 (the collective is stuck).
  * The first look that fails posts the wait, and every 64 polls the wait
- * looks at the slice and at the neighbours' posts (pccl_peer_waits).
+ * looks at the slice and, from PCCL_CROSS_POLLS polls on, at the
+ * neighbours' posts (pccl_peer_waits).
  * A sticky threshold is thousands of polls, and the slice may end inside:
  * the polls so far (S->waited) go with the cut launch's saved state, and
  * the next launch's wait goes on counting from there (pccl_end, pccl_pick).
@@ -529,14 +564,18 @@ PCCL_FN int pccl_wait(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
         if (pccl_ready(S, G, b)) { ready = 1; break; }
         if (first) {
             pccl_flush_done(S, G); /* the completions before it need not wait too */
-            pccl_say_waits(G, b, S->cur + 1);
+            pccl_say_waits(G, b, PCCL_WAIT_WORD(S->cur + 1, 0, S->act.inv));
             S->posted = 1;
         }
         if (i >= S->th) { S->waited = 0; pccl_looked(S, G, b); break; }
         if ((i & 63) == 63) {
             pccl_looked(S, G, b); /* 64 looks found it not ready (cut.h) */
             if (pccl_cut_now(S, G)) { S->waited = i; cut = 1; break; }
-            if (pccl_peer_waits(S, G, b)) { S->waited = 0; S->st.crossed++; break; }
+            if (G->k.cross_polls && i + 1 >= G->k.cross_polls && pccl_peer_waits(S, G, b)) {
+                S->waited = 0;
+                S->st.crossed++;
+                break;
+            }
             pccl_fetch_waiting(S, G, b);
         }
         PCCL_POLL_PAUSE(i);

@@ -6,9 +6,10 @@
  * complete with exact results.  A watchdog aborts the run, printing the
  * statistics, if 60 s pass without an iteration completing. */
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
-#include "../../lib/internal.h"
+#include "../../lib/host/host.h" /* the scheduler's decisions, called directly below */
 #include "harness.h"
 
 static void run(pt_rand_opts *o, int want_preempt, int want_quits)
@@ -61,13 +62,15 @@ static void opposite(int G, int sync)
  * in the test's time (2^40 polls): only a ring neighbour's posted wait makes
  * a rank yield (scheduler.h, pccl_peer_waits).  Without it, the two ranks'
  * heads wait for each other until the watchdog fails the run. */
-static void no_threshold_run(int G, int blocks, int opposite, int sync)
+static void no_threshold_run(int G, int blocks, int opposite, int sync, const char *cross)
 {
     pt_rand_opts o;
     pt_rand_stats st;
-    char name[96];
-    snprintf(name, sizeof name, "%s orders%s, %d gpus, %d block%s, no threshold", opposite ? "opposite" : "random",
-             sync ? " + sync" : "", G, blocks, blocks > 1 ? "s" : "");
+    char name[128];
+    snprintf(name, sizeof name, "%s orders%s, %d gpus, %d block%s, no threshold%s%s", opposite ? "opposite" : "random",
+             sync ? " + sync" : "", G, blocks, blocks > 1 ? "s" : "", cross ? ", PCCL_CROSS_POLLS=" : "",
+             cross ? cross : "");
+    if (cross) setenv("PCCL_CROSS_POLLS", cross, 1); /* read at init */
     pt_rand_defaults(&o, name, G, ck_scaled(30, 5));
     o.opposite = opposite;
     o.sync = sync;
@@ -83,15 +86,43 @@ static void no_threshold_run(int G, int blocks, int opposite, int sync)
                  "the others ran out a threshold of 2^40 polls", o.name, (unsigned long long)st.preemptions,
                  (unsigned long long)st.crossed);
     }
+    if (cross) unsetenv("PCCL_CROSS_POLLS");
     pt_end();
 }
 
-static void test_no_threshold_2(void) { no_threshold_run(2, 1, 1, 0); }
-static void test_no_threshold_3(void) { no_threshold_run(3, 1, 1, 0); }
-static void test_no_threshold_2_blocks(void) { no_threshold_run(2, 3, 1, 0); }
+static void test_no_threshold_2(void) { no_threshold_run(2, 1, 1, 0, NULL); }
+static void test_no_threshold_3(void) { no_threshold_run(3, 1, 1, 0, NULL); }
+static void test_no_threshold_2_blocks(void) { no_threshold_run(2, 3, 1, 0, NULL); }
 /* The paper's test itself: each rank its own random order per iteration */
-static void test_no_threshold_random_4(void) { no_threshold_run(4, 1, 0, 0); }
-static void test_no_threshold_random_3_sync(void) { no_threshold_run(3, 1, 0, 1); }
+static void test_no_threshold_random_4(void) { no_threshold_run(4, 1, 0, 0, NULL); }
+static void test_no_threshold_random_3_sync(void) { no_threshold_run(3, 1, 0, 1, NULL); }
+/* The GPUs' default: a wait reads its neighbours' posts from 1024 polls on
+ * (the host's default is 64: a poll here is a sched_yield) */
+static void test_no_threshold_cross_late(void)
+{
+    no_threshold_run(2, 1, 1, 0, "1024");
+    no_threshold_run(4, 1, 0, 0, "1024");
+}
+
+/* PCCL_CROSS_POLLS out of range or not a number: refused at init, by name */
+static void test_cross_polls_bad(void)
+{
+    static const char *const bad[] = {"-1", "soon", "2000000000000"};
+    pt_begin("PCCL_CROSS_POLLS: bad values refused by name", 10);
+    for (int i = 0; i < 3; i++) {
+        pcclComm_t c[2];
+        pcclConfig_t cfg = pt_config(1, 256);
+        setenv("PCCL_CROSS_POLLS", bad[i], 1);
+        pcclResult_t r = pcclCommInitAllConfig(c, 2, NULL, &cfg);
+        unsetenv("PCCL_CROSS_POLLS");
+        PT_CHECK(r == pcclInvalidArgument, "PCCL_CROSS_POLLS=%s: %s, not pcclInvalidArgument", bad[i],
+                 pcclGetErrorString(r));
+        if (r == pcclSuccess) pt_destroy(c, 2);
+        else PT_CHECK(strstr(pcclGetLastError(NULL), "PCCL_CROSS_POLLS") != NULL, "message: %s",
+                      pcclGetLastError(NULL));
+    }
+    pt_end();
+}
 
 /* A rank that issues X only once its Y completed, beside a rank that issued
  * X then Y (a dependency on the host, as a pipeline stage's), with spin
@@ -243,6 +274,78 @@ static void test_defaults_sync(void)
     run(&o, 0, 1);
 }
 
+/* The order of a neighbour's posted wait (scheduler.h, pccl_peer_waits),
+ * decided on a block's state directly: block 0 of one of 2 ranks (one block
+ * each) waits in collective 3's invocation `inv`, with collectives 0 and 5
+ * queued behind it (the queue full, so nothing more may come from the SQ);
+ * its GPU completed collective 7's invocation `had7`; the neighbour posted the
+ * wait `v`.  Returns whether the block yields; *posted is what it then
+ * posted itself. */
+static int yields_to(uint64_t inv, uint64_t had7, uint64_t v, uint64_t *posted)
+{
+    static char mine[PCCL_ARENA_HDR], peer[PCCL_ARENA_HDR];
+    static int32_t tq[3];
+    static uint64_t fin[8];
+    static pccl_gpu G;
+    static pccl_blk S;
+    memset(mine, 0, sizeof mine);
+    memset(peer, 0, sizeof peer);
+    memset(fin, 0, sizeof fin);
+    memset(&G, 0, sizeof G);
+    memset(&S, 0, sizeof S);
+    fin[7] = had7;
+    G.nranks = 2;
+    G.k.blocks = 1;
+    G.k.depth = 3;
+    G.fin = fin;
+    G.arena = mine;
+    G.prev_arena = G.next_arena = peer; /* 2 ranks: one neighbour both ways */
+    tq[0] = PCCL_TASK(3, 0), tq[1] = PCCL_TASK(0, 0), tq[2] = PCCL_TASK(5, 0);
+    S.tq = tq;
+    S.tq_len = 3;
+    S.pos = 0;
+    S.cur = 3;
+    S.act.inv = inv;
+    *pccl_waits_word(peer, 0) = v;
+    int y = pccl_peer_waits(&S, &G, 0);
+    *posted = *pccl_waits_word(mine, 0);
+    return y;
+}
+
+/* A neighbour's wait for an older invocation, or one as old of a lower id,
+ * ends ours at once; for a newer one, of whatever id, it does not: back to
+ * back, same-shaped collectives issued in turn (0 1 2 3 0 ...), a neighbour a
+ * step ahead waits in the next invocation of collective 0 while we finish 3,
+ * and by id alone we yielded 3 (preemption storms on 4 H200s,
+ * results/x4-h200 calls 10-12).  Numbers compare modulo 2^16.  An older one
+ * we do not have: "cannot run it yet" only where our GPU has not completed it. */
+static void test_wait_order(void)
+{
+    pt_begin("the order of a neighbour's wait", 10);
+    uint64_t p;
+    PT_CHECK(!yields_to(5, 0, PCCL_WAIT_WORD(1, 0, 6), &p) && p == 0,
+             "yielded to collective 0's next invocation (6), ours is 5 (posted %llx)", (unsigned long long)p);
+    PT_CHECK(yields_to(5, 0, PCCL_WAIT_WORD(1, 0, 5), &p), "did not yield to invocation 5 of collective 0 (ours: 3)");
+    PT_CHECK(yields_to(5, 0, PCCL_WAIT_WORD(6, 0, 4), &p), "did not yield to collective 5's older invocation 4");
+    PT_CHECK(!yields_to(5, 0, PCCL_WAIT_WORD(6, 0, 5), &p), "yielded to invocation 5 of collective 5 (ours: 3)");
+    PT_CHECK(yields_to(0x10001, 0, PCCL_WAIT_WORD(6, 0, 0xffff), &p),
+             "did not yield to invocation 0xffff, older than our 0x10001 modulo 2^16");
+    PT_CHECK(!yields_to(0xffff, 0, PCCL_WAIT_WORD(1, 0, 0x10000), &p),
+             "yielded to invocation 0x10000, newer than 0xffff");
+    /* older, and not here (collective 7), not had yet: we cannot run it yet, and say so */
+    PT_CHECK(!yields_to(5, 3, PCCL_WAIT_WORD(8, 0, 4), &p), "yielded to collective 7, which it does not have");
+    PT_CHECK(PCCL_WAIT_ID1(p) == 4 && PCCL_WAIT_LACKS1(p) == 8 && PCCL_WAIT_INV(p) == 5,
+             "posted %llx, not: waits for 3 (invocation 5), cannot run 7 yet", (unsigned long long)p);
+    /* completed here already: the neighbour is behind us, nothing to say */
+    PT_CHECK(!yields_to(5, 4, PCCL_WAIT_WORD(8, 0, 4), &p) && p == 0,
+             "said it cannot run invocation 4 of collective 7, which it had (posted %llx)", (unsigned long long)p);
+    PT_CHECK(!yields_to(5, 0x10004, PCCL_WAIT_WORD(8, 0, 4), &p) && p == 0,
+             "said it cannot run invocation 4 of collective 7, having had 0x10004 (posted %llx)", (unsigned long long)p);
+    /* a neighbour that cannot run ours waits for one we have: yield, its number aside */
+    PT_CHECK(yields_to(5, 0, PCCL_WAIT_WORD(6, 4, 9), &p), "did not yield to a neighbour that cannot run ours yet");
+    pt_end();
+}
+
 int pt_register_deadlock(void)
 {
     CU_pSuite s = CU_add_suite("deadlock", NULL, NULL);
@@ -267,9 +370,13 @@ int pt_register_deadlock(void)
         !CU_add_test(s, "random orders, no threshold, 4 gpus: a neighbour's wait", test_no_threshold_random_4) ||
         !CU_add_test(s, "random orders + sync, no threshold, 3 gpus: a neighbour's wait",
                      test_no_threshold_random_3_sync) ||
+        !CU_add_test(s, "opposite and random orders, no threshold, a neighbour's wait read from 1024 polls on",
+                     test_no_threshold_cross_late) ||
         !CU_add_test(s, "random order, 3 gpus, 3 blocks", test_random_3_blocks3) ||
         !CU_add_test(s, "opposite orders, library default knobs", test_defaults) ||
-        !CU_add_test(s, "random order + sync, library default knobs", test_defaults_sync))
+        !CU_add_test(s, "random order + sync, library default knobs", test_defaults_sync) ||
+        !CU_add_test(s, "a neighbour's wait: the older invocation first, then the lower id", test_wait_order) ||
+        !CU_add_test(s, "PCCL_CROSS_POLLS: bad values refused by name", test_cross_polls_bad))
         return -1;
     return 0;
 }
