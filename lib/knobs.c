@@ -83,7 +83,10 @@ static const knob_def knobs[K_N] = {
      * collectives back to back to one another for thousands of times in
      * 100 invocations on 4 H200s; from 1024 none, and the paper's
      * random-order test took 0.34 s against 0.28 (results/x4-h200, call 14).
-     * On the host backend a poll is a sched_yield: 64 */
+     * 1024 is past the head's first threshold (1000): the posts end the
+     * waits that stickiness raised (up to 4000) or that larger thresholds
+     * allow, which is what they were for.  On the host backend a poll is a
+     * sched_yield: 64 */
     [K_CROSS_POLLS] = {"PCCL_CROSS_POLLS", 1024, 64, 0, 1L << 40},
 };
 
