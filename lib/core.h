@@ -277,6 +277,8 @@ typedef struct {
 #define PCCL_WAIT_ID1(w) ((w) & 0xffffffull)
 #define PCCL_WAIT_LACKS1(w) ((w) >> 24 & 0xffffffull)
 #define PCCL_WAIT_INV(w) ((uint16_t)((w) >> 48))
+/* Invocation a's number less b's, modulo 2^16 (negative: a is the older) */
+PCCL_FN int16_t pccl_inv_diff(uint16_t a, uint16_t b) { return (int16_t)(uint16_t)(a - b); }
 PCCL_FN uint64_t *pccl_waits_word(char *arena, int b) { return (uint64_t *)(arena + (size_t)b * PCCL_FLAG_PAD); }
 
 /* A collective's connectors on one block, at conn_off + block * stride in

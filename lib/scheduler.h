@@ -468,7 +468,7 @@ PCCL_FN void pccl_say_waits(const pccl_gpu *G, int b, uint64_t v)
  * (numbers modulo 2^16, core.h), or as old with a lower id. */
 PCCL_FN int pccl_wait_before(uint64_t id1, uint16_t inv, const pccl_blk *S)
 {
-    int16_t d = (int16_t)(uint16_t)(inv - (uint16_t)S->act.inv);
+    int16_t d = pccl_inv_diff(inv, (uint16_t)S->act.inv);
     return d < 0 || (d == 0 && id1 < (uint64_t)S->cur + 1);
 }
 
@@ -495,8 +495,7 @@ PCCL_COLD_FN int pccl_may_find(const pccl_blk *S, const pccl_gpu *G, int b, int3
  * still; a hint either way. */
 PCCL_COLD_FN int pccl_had(const pccl_gpu *G, int32_t x, uint16_t inv)
 {
-    uint16_t fin = (uint16_t)pccl_ld_acq(&G->fin[x]); /* the host's flag bits lie above */
-    return (int16_t)(uint16_t)(inv - fin) <= 0;
+    return pccl_inv_diff(inv, (uint16_t)pccl_ld_acq(&G->fin[x])) <= 0; /* the host's flag bits lie above */
 }
 
 PCCL_COLD_FN int pccl_peer_waits(const pccl_blk *S, const pccl_gpu *G, int b)
