@@ -855,13 +855,19 @@ PCCL_FN int pccl_settle(pccl_blk *S, const pccl_gpu *G, int b, pccl_job *next)
  * (pccl_hand_on), after a barrier; then the list is empty, so that the next
  * barrier does not write them again.  The tails are written before
  * pccl_end reads them.  Only the scheduling threads read the count: the
- * leader empties it without a barrier, while the movers go on. */
+ * leader empties it without a barrier, while the movers go on.  The warp
+ * meets after every read of the count, an empty list too: the leader goes
+ * on to pick, and a fetch there lists more (pccl_hand_on); a lane that read
+ * the count late would see that entry and write it beside the leader, who
+ * writes it alone (compute-sanitizer's racecheck reported the read of an
+ * empty list against that write, results/racecheck-h200/). */
 #define PCCL_HAND_ON_WRITE(S, G)                                                   \
     do {                                                                           \
-        if (PCCL_CTRL && (S)->nhand) {                                             \
-            pccl_hand_on_lanes(S, G, PCCL_CTRL_LANE, PCCL_CTRL_LANES);             \
+        if (PCCL_CTRL) {                                                           \
+            int n_ = (S)->nhand;                                                   \
+            if (n_) pccl_hand_on_lanes(S, G, PCCL_CTRL_LANE, PCCL_CTRL_LANES);     \
             PCCL_CTRL_SYNC();                                                      \
-            if (PCCL_LEADER) (S)->nhand = 0;                                       \
+            if (PCCL_LEADER && n_) (S)->nhand = 0;                                 \
         }                                                                          \
     } while (0)
 
