@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The pace of back-to-back collectives against the time since the slice's relaunch.
-    python3 pace.py TIMES.csv [SLICE_LOG.csv]
+    python3 pace.py [--tail] TIMES.csv [SLICE_LOG.csv]
 TIMES.csv: pccl-perf --pccl-times (rank,bytes,inplace,run,ns; the host's CLOCK_MONOTONIC);
 SLICE_LOG.csv: PCCL_SLICE_LOG of the same run (its call_at column, the relaunch call, is on the same
 clock). Per placement, rank 0's timed run (its longest): the mean interval between completions
@@ -29,15 +29,37 @@ def pct(v, q):
     return v[min(len(v) - 1, int(q * len(v)))]
 
 
+def tail(d, t):
+    """--tail: where the mean's excess over the median lies: the intervals' percentiles, the time the
+    long ones (over 2x, 10 us, 50 us) take beyond the median, and the long ones' phase in the host's
+    millisecond (ten 100 us bins: a periodic host event gathers them in one)."""
+    iv = sorted(x for _, x in d)
+    med, span = st.median(iv), (t[-1] - t[0]) / 1e3
+    print("  percentiles (us): " + ", ".join(f"{q}th {pct(iv, q / 100):.2f}" for q in (50, 90, 99)) +
+          f", 99.9th {pct(iv, .999):.2f}, max {iv[-1]:.1f}")
+    for lim in (2 * med, 10.0, 50.0):
+        v = [x for x in iv if x > lim]
+        print(f"  over {lim:.1f} us: {len(v)}, {sum(x - med for x in v) / span * 100:.2f}% of the run beyond the median")
+    ph = [0] * 10
+    for at, x in d:
+        if x > 10.0:
+            ph[(at % 1000000) // 100000] += 1
+    print("  intervals over 10 us by their end's phase in the millisecond (100 us bins): " + " ".join(map(str, ph)))
+
+
 def main():
-    times = runs_of(sys.argv[1])
+    flags = [a for a in sys.argv[1:] if a.startswith("--")]
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    times = runs_of(args[0])
     calls = []
-    if len(sys.argv) > 2:
-        calls = sorted(int(r["call_at"]) for r in csv.DictReader(open(sys.argv[2])) if r["rank"] == "0")
+    if len(args) > 1:
+        calls = sorted(int(r["call_at"]) for r in csv.DictReader(open(args[1])) if r["rank"] == "0")
     for ip, t in sorted(times.items()):
         d = [(t[i], (t[i] - t[i - 1]) / 1e3) for i in range(1, len(t))]
         mean = (t[-1] - t[0]) / 1e3 / (len(t) - 1)
         print(f"{'in' if ip else 'out'} place: {len(t)} completions, mean interval {mean:.3f} us")
+        if "--tail" in flags:
+            tail(d, t)
         if calls:
             bins = {}
             for at, iv in d:
