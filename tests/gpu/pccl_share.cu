@@ -1002,7 +1002,7 @@ int main(int argc, char **argv)
     X.hbuf = calloc(1, X.bytes);
     for (int r = 0; r < reps; r++) X.hreg[r] = aligned_alloc(4096, (X.bytes + 4095) & ~(size_t)4095);
     /* The graph's kernel loaded already, and the PTX JIT-compiled once, untimed: the first
-     * cuModuleLoadData of a fresh machine compiles it (37-86 ms on H200s), which NCCL's first
+     * cuModuleLoadData of a fresh machine compiles it (37-97 ms on H200s), which NCCL's first
      * rep took, raising the row's bound, and with --lib pccl pccl's, past its bound. */
     x_prewarm(0);
     static result_t R[2]; /* 0 NCCL, 1 pccl */
