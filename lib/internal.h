@@ -120,6 +120,11 @@ struct pcclComm {
     int deferred;               /* destroyed or aborted from its own callback (comm.c) */
     struct pccl_gwatch *gwatch; /* stream.c: gated invocations in flight, their gates watched */
     int ngwatch;
+    /* stream.c: the streams that carry a wait on a collective not yet
+     * complete, against the hardware queues CUDA runs them on
+     * (PCCL_STREAM_QUEUES; 0: not checked): warned once */
+    struct pccl_swait *swaits;
+    int nswaits, cap_swaits, stream_queues, queues_warned;
     int nheld;                  /* stream.c: collectives a stream waits for, not complete (hdr->hold) */
     int *held;                  /* stream.c: their ids (the daemon checks PCCL_HOLD_SET of them itself) */
     pthread_t poller;

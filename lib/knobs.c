@@ -18,7 +18,8 @@ typedef struct {
 enum { K_BLOCKS, K_THREADS, K_CHUNK, K_SLOTS, K_SPIN_HEAD, K_SPIN_BASE, K_SPIN_MIN, K_STICKY, K_QUIT_US,
        K_RELAUNCH_US, K_ORDER, K_CHAOS, K_CHAOS_SEED, K_MAX_COLLS, K_DEPTH, K_ARENA, K_PROFILE, K_INTERLEAVE,
        K_DYNAMIC, K_PEER_TIMEOUT, K_SLICE_US, K_SLICE_GAP_US, K_PROTO, K_ALGO, K_TRACE_LAT,
-       K_WAIT_SPIN_US, K_SLICE_ALIGN, K_SLICE_EARLY_US, K_WATCH_US, K_HANG_DUMP_MS, K_SPREAD, K_CROSS_POLLS, K_N };
+       K_WAIT_SPIN_US, K_SLICE_ALIGN, K_SLICE_EARLY_US, K_WATCH_US, K_HANG_DUMP_MS, K_SPREAD, K_CROSS_POLLS,
+       K_STREAM_QUEUES, K_N };
 static const knob_def knobs[K_N] = {
     [K_BLOCKS] = {"PCCL_BLOCKS", 64, 1, 1, PCCL_MAX_BLOCKS},
     /* at most the daemon's launch bound; at least a scheduling warp and a moving one */
@@ -88,6 +89,11 @@ static const knob_def knobs[K_N] = {
      * allow, which is what they were for.  On the host backend a poll is a
      * sched_yield: 64 */
     [K_CROSS_POLLS] = {"PCCL_CROSS_POLLS", 1024, 64, 0, 1L << 40},
+    /* environment only: the hardware queues a process's streams share on a
+     * GPU (CUDA_DEVICE_MAX_CONNECTIONS, 8 unless set): more streams carrying
+     * waits on collectives than that, and pccl warns once (stream.c).  0: no
+     * check; the host backend's emulated streams share no queue */
+    [K_STREAM_QUEUES] = {"PCCL_STREAM_QUEUES", 8, 0, 0, 1L << 20},
 };
 
 /* Knobs whose values have names: the name's index is the value. */
@@ -170,7 +176,7 @@ pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host)
                     cfg->chaosSeed, cfg->maxColls, cfg->queueDepth, cfg->arenaBytes, cfg->profile, cfg->interleave,
                     cfg->dynamic, cfg->peerTimeoutMs, cfg->sliceUs, cfg->sliceGapUs, cfg->proto, cfg->algo,
                     cfg->traceLat, cfg->waitSpinUs, cfg->sliceAlign, cfg->sliceEarlyUs, cfg->watchUs,
-                    PCCL_CONFIG_UNSET, PCCL_CONFIG_UNSET, PCCL_CONFIG_UNSET};
+                    PCCL_CONFIG_UNSET, PCCL_CONFIG_UNSET, PCCL_CONFIG_UNSET, PCCL_CONFIG_UNSET};
     long v[K_N];
     int dflt[K_N];
     for (int i = 0; i < K_N; i++) {
@@ -220,6 +226,13 @@ pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host)
     c->chunk_bytes = v[K_CHUNK];
     c->proto = (int)v[K_PROTO];
     c->algo = (int)v[K_ALGO];
+    c->stream_queues = (int)v[K_STREAM_QUEUES];
+    if (!host && dflt[K_STREAM_QUEUES]) { /* CUDA's own setting, where the process made one */
+        const char *e = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+        char *end = NULL;
+        long q = e && *e ? strtol(e, &end, 10) : 0;
+        if (end && !*end && q >= 1) c->stream_queues = q > 32 ? 32 : (int)q; /* 1-32: CUDA's range */
+    }
     return pcclSuccess;
 }
 

@@ -20,6 +20,7 @@
  * before completes.  Gates have PCCL_GATE_SLOTS slots: invocation n+SLOTS
  * may be issued only once invocation n has completed, so that its stream can
  * never overwrite the gate of an invocation that has not started. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "internal.h"
@@ -213,6 +214,70 @@ static pcclResult_t hold_locked(pcclComm_t c, int id, uint64_t ticket)
     return pcclSuccess;
 }
 
+/* The hardware queues.  CUDA runs a process's streams on a few hardware
+ * queues per GPU (CUDA_DEVICE_MAX_CONNECTIONS, 8 by default), each in its
+ * order: work a stream enqueues behind another stream's wait, on the same
+ * queue, waits too.  So with more streams than queues a gate can sit behind
+ * the wait for another collective, and ranks that issued the two in
+ * opposite orders wait for each other: a deadlock no scheduling can undo
+ * (the gate's stream's earlier work, the inputs, waits as well).  On one
+ * H200, two ranks, each of 8 collectives on a stream of its own in random
+ * orders: 3 of 3 runs hung with 8 queues, 2 of 2 completed with 32
+ * (results/stream-queues-h200/).  pccl cannot see which queue a stream got,
+ * but more streams than queues share one for certain: the streams that
+ * carry a wait on a collective not yet complete, and the communicator's own
+ * two on the GPU (the daemon's and its copies'), counted against
+ * PCCL_STREAM_QUEUES; past it, a warning, once, where there are peers to
+ * wait for. */
+struct pccl_swait {
+    void *stream;
+    int id;
+    uint64_t ticket;
+};
+
+#define PCCL_OWN_STREAMS 2
+
+static void queues_check_locked(pcclComm_t c, void *stream, int id, uint64_t ticket)
+{
+    /* one rank waits for no peer: a shared queue only orders its collectives */
+    if (!c->stream_queues || c->queues_warned || c->nranks < 2) return;
+    int n = 0, found = 0;
+    for (int i = 0; i < c->nswaits; i++) { /* drop the completed waits; this stream's wait: the later ticket */
+        struct pccl_swait *w = &c->swaits[i];
+        if (c->colls[w->id].completions >= w->ticket) continue;
+        if (w->stream == stream && w->id == id) w->ticket = ticket > w->ticket ? ticket : w->ticket, found = 1;
+        c->swaits[n++] = *w;
+    }
+    c->nswaits = n;
+    if (!found && c->colls[id].completions < ticket) {
+        if (c->nswaits == c->cap_swaits) {
+            int cap = c->cap_swaits ? 2 * c->cap_swaits : 16;
+            struct pccl_swait *a = realloc(c->swaits, sizeof *a * (size_t)cap);
+            if (!a) return; /* a check skipped, nothing else */
+            c->swaits = a;
+            c->cap_swaits = cap;
+        }
+        c->swaits[c->nswaits++] = (struct pccl_swait){stream, id, ticket};
+    }
+    /* distinct streams, counted until they are too many (each entry looks
+     * back for its stream; the entries are the waits pending, a few) */
+    int own = c->be == &pccl_host_backend ? 0 : PCCL_OWN_STREAMS, streams = 0;
+    for (int i = 0; i < c->nswaits && streams + own <= c->stream_queues; i++) {
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++) seen = c->swaits[j].stream == c->swaits[i].stream;
+        streams += !seen;
+    }
+    if (streams + own <= c->stream_queues) return;
+    c->queues_warned = 1;
+    fprintf(stderr,
+            "pccl: rank %d: %d or more streams wait for collectives not yet complete, with pccl's own %d more than the %d "
+            "hardware queues CUDA runs streams on (CUDA_DEVICE_MAX_CONNECTIONS): work behind a wait on a shared "
+            "queue waits too, so ranks that order collectives differently may wait for each other. Set "
+            "CUDA_DEVICE_MAX_CONNECTIONS=32 before CUDA starts, use fewer streams, or enqueue a stream's "
+            "collectives (pcclRunAfter) before its waits (pcclStreamWaitRun); lib/README.md, \"Not yet\"\n",
+            c->rank, streams, own, c->stream_queues);
+}
+
 static pcclResult_t wait_run(pcclComm_t c, const char *fn, int id, uint64_t ticket, void *stream)
 {
     pthread_mutex_lock(&c->mu);
@@ -220,6 +285,7 @@ static pcclResult_t wait_run(pcclComm_t c, const char *fn, int id, uint64_t tick
     if (!r) r = c->be->stream_check(c, stream);
     if (!r) r = c->be->stream_wait(c, stream, &c->G.fin[id], ticket);
     if (!r) r = hold_locked(c, id, ticket);
+    if (!r) queues_check_locked(c, stream, id, ticket);
     pthread_mutex_unlock(&c->mu);
     return r;
 }

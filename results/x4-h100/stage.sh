@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../.."
 base=${BASE:-/tmp/base}
 d=.dev/x4; rm -rf $d; mkdir -p $d/nt
 grep -qx '/.dev/' .git/info/exclude 2>/dev/null || echo /.dev/ >> .git/info/exclude
-for b in pccl-gpu-test pccl-deadlock nccl-deadlock pccl-multiproc pccl-share pccl-fault pccl-perf pccl-perf-proc pccl-example; do
+for b in pccl-gpu-test pccl-deadlock nccl-deadlock pccl-multiproc pccl-share pccl-stream pccl-fault pccl-perf pccl-perf-proc pccl-example; do
   cp build/gpu/$b $d/
 done
 ln -s pccl-perf $d/pccl-perf-new

@@ -41,6 +41,20 @@ int pt_init(pcclComm_t *comms, int n, const pcclConfig_t *cfg)
     return r == pcclSuccess ? 0 : -1;
 }
 
+void pt_check_env_refused(const char *env, const char *const *bad, int nbad)
+{
+    for (int i = 0; i < nbad; i++) {
+        pcclComm_t c[2];
+        pcclConfig_t cfg = pt_config(1, 256);
+        setenv(env, bad[i], 1);
+        pcclResult_t r = pcclCommInitAllConfig(c, 2, NULL, &cfg);
+        unsetenv(env);
+        PT_CHECK(r == pcclInvalidArgument, "%s=%s: %s, not pcclInvalidArgument", env, bad[i], pcclGetErrorString(r));
+        if (r == pcclSuccess) pt_destroy(c, 2);
+        else PT_CHECK(strstr(pcclGetLastError(NULL), env) != NULL, "message: %s", pcclGetLastError(NULL));
+    }
+}
+
 void pt_destroy(pcclComm_t *comms, int n)
 {
     for (int i = 0; i < n; i++)

@@ -78,6 +78,9 @@ pcclConfig_t pt_config(int blocks, long chunk_bytes);
 /* pcclCommInitAllConfig; 0 on success (asserted). */
 int pt_init(pcclComm_t *comms, int n, const pcclConfig_t *cfg);
 void pt_destroy(pcclComm_t *comms, int n);
+/* An environment-only knob: each of the bad values refused at init with
+ * pcclInvalidArgument, the message naming the variable (asserted). */
+void pt_check_env_refused(const char *env, const char *const *bad, int nbad);
 /* Registers c on comm with the call of its type. */
 pcclResult_t pt_register(pcclComm_t comm, const ck_coll *c, int priority, int *id);
 /* Prints every communicator's statistics (a watchdog dump). */

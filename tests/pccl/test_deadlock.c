@@ -109,18 +109,7 @@ static void test_cross_polls_bad(void)
 {
     static const char *const bad[] = {"-1", "soon", "2000000000000"};
     pt_begin("PCCL_CROSS_POLLS: bad values refused by name", 10);
-    for (int i = 0; i < 3; i++) {
-        pcclComm_t c[2];
-        pcclConfig_t cfg = pt_config(1, 256);
-        setenv("PCCL_CROSS_POLLS", bad[i], 1);
-        pcclResult_t r = pcclCommInitAllConfig(c, 2, NULL, &cfg);
-        unsetenv("PCCL_CROSS_POLLS");
-        PT_CHECK(r == pcclInvalidArgument, "PCCL_CROSS_POLLS=%s: %s, not pcclInvalidArgument", bad[i],
-                 pcclGetErrorString(r));
-        if (r == pcclSuccess) pt_destroy(c, 2);
-        else PT_CHECK(strstr(pcclGetLastError(NULL), "PCCL_CROSS_POLLS") != NULL, "message: %s",
-                      pcclGetLastError(NULL));
-    }
+    pt_check_env_refused("PCCL_CROSS_POLLS", bad, 3);
     pt_end();
 }
 

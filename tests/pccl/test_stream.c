@@ -528,6 +528,149 @@ static void test_bad_handles(void)
     pt_end();
 }
 
+/* ---- the hardware queues: more streams waiting than queues, a warning ------------ */
+
+static int count_in(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *t = text; (t = strstr(t, what)) != NULL; t++) n++;
+    return n;
+}
+
+/* With PCCL_STREAM_QUEUES=2 (as if CUDA ran the streams on two queues; the
+ * host backend checks nothing by default): two streams waiting, nothing
+ * said, and the waits of completed collectives forgotten, so two other
+ * streams after them neither; a third stream waiting at once: one warning,
+ * and only one for the communicator's life. */
+static void test_queues_warning(void)
+{
+    enum { Q = 4 };
+    pcclComm_t c[2];
+    pcclStream_t st[Q];
+    int id[Q];
+    int32_t *in[2][Q], *out[2][Q];
+    pt_begin("stream: more streams waiting than hardware queues, one warning", 60);
+    setenv("PCCL_STREAM_QUEUES", "2", 1);
+    pcclConfig_t cfg = pt_config(1, 1024);
+    int inited = pt_init(c, 2, &cfg) == 0;
+    unsetenv("PCCL_STREAM_QUEUES");
+    if (!inited) { pt_end(); return; }
+    for (int q = 0; q < Q; q++) {
+        for (int r = 0; r < 2; r++) {
+            PT_OK(pcclRegisterAllReduce(c[r], N, pcclInt32, pcclSum, 0, &id[q]));
+            in[r][q] = malloc(N * sizeof(int32_t));
+            out[r][q] = malloc(N * sizeof(int32_t));
+            for (int i = 0; i < N; i++) in[r][q][i] = i;
+        }
+        PT_OK(pcclHostStreamCreate(c[0], &st[q]));
+    }
+    /* rounds of rank 0's stream invocations (collectives first .. first+k-1,
+     * each on its own stream), rank 1 joining with pcclRun after */
+    const int first[4] = {0, 2, 0, 0}, k[4] = {2, 2, 3, 4};
+    char *text[2] = {NULL, NULL};
+    pt_stderr cap;
+    int captured = 0;
+    for (int round = 0; round < 4; round++) {
+        if (round % 2 == 0) captured = pt_stderr_begin(&cap) == 0; /* rounds 0-1, then 2-3 */
+        for (int j = first[round]; j < first[round] + k[round]; j++)
+            PT_OK(pcclRunOnStream(c[0], id[j], in[0][j], out[0][j], st[j]));
+        for (int j = first[round]; j < first[round] + k[round]; j++)
+            PT_OK(pcclRun(c[1], id[j], in[1][j], out[1][j], NULL, NULL));
+        for (int j = first[round]; j < first[round] + k[round]; j++) {
+            PT_OK(pcclHostStreamSynchronize(st[j]));
+            PT_OK(pcclWait(c[0], id[j])); /* the host counts it complete: its wait forgotten */
+            PT_OK(pcclWait(c[1], id[j]));
+        }
+        if (round % 2 == 1 && captured) text[round / 2] = pt_stderr_end(&cap);
+    }
+    const char *w = "pccl: rank 0: 3 or more streams wait for collectives not yet complete";
+    PT_CHECK(text[0] && !strstr(text[0], "hardware queues"),
+             "a warning with at most 2 streams waiting at once:\n%s", text[0] ? text[0] : "(not captured)");
+    PT_CHECK(text[1] && count_in(text[1], w) == 1 && count_in(text[1], "hardware queues") == 1,
+             "3 and then 4 streams waiting: %d warnings, expected one (\"%s\"):\n%s",
+             text[1] ? count_in(text[1], "hardware queues") : -1, w, text[1] ? text[1] : "(not captured)");
+    for (int q = 0; q < Q; q++) {
+        long wrong = 0;
+        for (int i = 0; i < N; i++) wrong += (out[0][q][i] != 2 * i) + (out[1][q][i] != 2 * i);
+        PT_CHECK(wrong == 0, "collective %d: %ld wrong elements", q, wrong);
+    }
+    free(text[0]);
+    free(text[1]);
+    for (int q = 0; q < Q; q++) {
+        PT_OK(pcclHostStreamDestroy(st[q]));
+        for (int r = 0; r < 2; r++) {
+            free(in[r][q]);
+            free(out[r][q]);
+        }
+    }
+    pt_destroy(c, 2);
+    pt_end();
+}
+
+/* PCCL_STREAM_QUEUES out of range or not a number: refused at init, by name */
+static void test_queues_bad(void)
+{
+    static const char *const bad[] = {"-1", "eight", "2000000"};
+    pt_begin("PCCL_STREAM_QUEUES: bad values refused by name", 10);
+    pt_check_env_refused("PCCL_STREAM_QUEUES", bad, 3);
+    pt_end();
+}
+
+static void sleep_100ms(void *arg) { (void)arg; ck_sleep_ms(100); }
+
+/* One rank waits for no peer: its streams sharing a queue only order its
+ * collectives, so three streams waiting at once (their gates held 100 ms
+ * by the streams' earlier work) say nothing. */
+static void test_queues_one_rank(void)
+{
+    enum { Q = 3 };
+    pcclComm_t c;
+    pcclStream_t st[Q];
+    int id[Q];
+    int32_t *in[Q], *out[Q];
+    pt_begin("stream: one rank, more streams waiting than hardware queues, no warning", 60);
+    setenv("PCCL_STREAM_QUEUES", "2", 1);
+    pcclConfig_t cfg = pt_config(1, 1024);
+    int inited = pt_init(&c, 1, &cfg) == 0;
+    unsetenv("PCCL_STREAM_QUEUES");
+    if (!inited) { pt_end(); return; }
+    for (int q = 0; q < Q; q++) {
+        PT_OK(pcclRegisterAllReduce(c, N, pcclInt32, pcclSum, 0, &id[q]));
+        PT_OK(pcclHostStreamCreate(c, &st[q]));
+        in[q] = malloc(N * sizeof(int32_t));
+        out[q] = malloc(N * sizeof(int32_t));
+        for (int i = 0; i < N; i++) in[q][i] = i;
+    }
+    pt_stderr cap;
+    int captured = pt_stderr_begin(&cap) == 0;
+    for (int q = 0; q < Q; q++) {
+        PT_OK(pcclHostStreamLaunch(st[q], sleep_100ms, NULL));
+        PT_OK(pcclRunOnStream(c, id[q], in[q], out[q], st[q]));
+    }
+    int pending = 0; /* the third wait came while all three were pending */
+    for (int q = 0; q < Q; q++) {
+        int done = 1;
+        PT_OK(pcclTest(c, id[q], &done));
+        pending += !done;
+    }
+    for (int q = 0; q < Q; q++) PT_OK(pcclHostStreamSynchronize(st[q]));
+    char *text = captured ? pt_stderr_end(&cap) : NULL;
+    PT_CHECK(pending == Q, "only %d of %d collectives pending after the third wait: the test proves nothing", pending, Q);
+    PT_CHECK(text && !strstr(text, "hardware queues"), "one rank warned:\n%s", text ? text : "(not captured)");
+    for (int q = 0; q < Q; q++) {
+        long wrong = 0;
+        for (int i = 0; i < N; i++) wrong += out[q][i] != i;
+        PT_CHECK(wrong == 0, "collective %d: %ld wrong elements", q, wrong);
+        PT_OK(pcclWait(c, id[q]));
+        PT_OK(pcclHostStreamDestroy(st[q]));
+        free(in[q]);
+        free(out[q]);
+    }
+    free(text);
+    pt_destroy(&c, 1);
+    pt_end();
+}
+
 /* ---- the paper's deadlock tests, through streams --------------------------------- */
 
 static void random_streams(const char *name, int G, int iters, int sync, int opposite, uint64_t seed)
@@ -573,6 +716,9 @@ int pt_register_stream(void)
         !CU_add_test(s, "a drain holding the launch lock while a stream waits", test_drain_locks_launch) ||
         !CU_add_test(s, "a registration waiting for the drain while a stream waits", test_register_while_held) ||
         !CU_add_test(s, "bad handles refused", test_bad_handles) ||
+        !CU_add_test(s, "more streams waiting than hardware queues: one warning", test_queues_warning) ||
+        !CU_add_test(s, "one rank: no warning", test_queues_one_rank) ||
+        !CU_add_test(s, "PCCL_STREAM_QUEUES: bad values refused", test_queues_bad) ||
         !CU_add_test(s, "random order through streams, 2 gpus", test_random_2) ||
         !CU_add_test(s, "random order through streams, 4 gpus", test_random_4) ||
         !CU_add_test(s, "opposite orders through streams, 3 gpus: preempts", test_opposite_3) ||
