@@ -356,19 +356,25 @@ static void stats(const double *v, int n, double *mn, double *med, double *mx)
 
 /* Each call --reps times with the library idle: what it costs by itself,
  * the reference of --lib pccl, where no NCCL column gives one.  The calls
- * pair up as in the streamed run (cudaFree frees a buffer allocated here,
- * cudaMalloc's buffers are freed after, each registration is undone, each
+ * pair up as in the streamed run (cudaFree frees a buffer allocated before,
+ * cudaMalloc allocates the next run's, each registration is undone, each
  * module unloaded). */
+/* cudaFree's buffers, one per rep, where none is allocated (the idle run's
+ * cudaMalloc leaves its own for the streamed run's cudaFree). */
+static void free_targets(int reps, ctx_t *X)
+{
+    for (int r = 0; r < reps; r++)
+        if (!X->dbuf[r]) CK(cudaMalloc(&X->dbuf[r], X->bytes));
+}
+
 static void run_idle(int reps, ctx_t *X, result_t *R)
 {
-    for (int r = 0; r < reps; r++) CK(cudaMalloc(&X->dbuf[r], X->bytes));
+    free_targets(reps, X);
     for (int op = 0; op < OP_N; op++)
         for (int r = 0; r < reps; r++) {
             usleep(2000);
             R->idle[op][r] = do_op(op, r, X, NULL);
         }
-    for (int r = 0; r < reps; r++)
-        if (X->dbuf[r]) { CK(cudaFree(X->dbuf[r])); X->dbuf[r] = NULL; }
 }
 
 static int run_lib(int is_pccl, size_t count, int reps, double cap_s, int idle_ref, ctx_t *X, result_t *R)
@@ -386,7 +392,7 @@ static int run_lib(int is_pccl, size_t count, int reps, double cap_s, int idle_r
         usleep(20000);
     }
     if (idle_ref) run_idle(reps, X, R);
-    for (int r = 0; r < reps; r++) CK(cudaMalloc(&X->dbuf[r], X->bytes)); /* for cudaFree */
+    free_targets(reps, X);
     pthread_t t;
     pthread_create(&t, NULL, stream_main, &L);
     usleep(100000);

@@ -266,6 +266,13 @@ int pt_stderr_begin(pt_stderr *s)
     return 0;
 }
 
+int pt_count_of(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, what)); p += strlen(what)) n++;
+    return n;
+}
+
 char *pt_stderr_end(pt_stderr *s)
 {
     fflush(stderr);

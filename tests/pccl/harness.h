@@ -67,6 +67,8 @@ typedef struct {
 } pt_stderr;
 int pt_stderr_begin(pt_stderr *s);
 char *pt_stderr_end(pt_stderr *s);
+/* How many times `what` occurs in `text` (not overlapping). */
+int pt_count_of(const char *text, const char *what);
 
 /* Arms the watchdog (check.h) for this test: `seconds` without a kick aborts. */
 void pt_begin(const char *test, double seconds);

@@ -10,13 +10,6 @@
 
 #define DUMP_COUNT 100 /* int32 elements */
 
-static int count_of(const char *s, const char *what)
-{
-    int n = 0;
-    for (const char *p = s; (p = strstr(p, what)); p += strlen(what)) n++;
-    return n;
-}
-
 static void test_report(void)
 {
     pt_begin("hang report", 60);
@@ -45,15 +38,15 @@ static void test_report(void)
     PT_CHECK(wrong == 0, "%d wrong elements after the report", wrong);
     PT_CHECK(text != NULL, "capturing stderr failed");
     if (text) {
-        PT_CHECK(count_of(text, "pccl: rank 0 of 2") == 1, "rank 0 reported %d times, not once:\n%s",
-                 count_of(text, "pccl: rank 0 of 2"), text);
+        PT_CHECK(pt_count_of(text, "pccl: rank 0 of 2") == 1, "rank 0 reported %d times, not once:\n%s",
+                 pt_count_of(text, "pccl: rank 0 of 2"), text);
         PT_CHECK(!strstr(text, "pccl: rank 1 of 2"), "rank 1, with nothing outstanding, reported:\n%s", text);
         PT_CHECK(strstr(text, "with 1 outstanding (PCCL_HANG_DUMP_MS)") != NULL, "no outstanding count:\n%s", text);
         char want[160];
         snprintf(want, sizeof want, "collective %d: all-reduce of %d elements (4 B each)", id, DUMP_COUNT);
         PT_CHECK(strstr(text, want) != NULL, "no \"%s\" in:\n%s", want, text);
         PT_CHECK(strstr(text, "issued 1, completed 0, in flight 1") != NULL, "no invocation counts:\n%s", text);
-        PT_CHECK(count_of(text, "pccl:   block ") == 2, "not one line per block (2):\n%s", text);
+        PT_CHECK(pt_count_of(text, "pccl:   block ") == 2, "not one line per block (2):\n%s", text);
         free(text);
     }
     pt_destroy(c, 2);

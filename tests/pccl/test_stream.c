@@ -530,13 +530,6 @@ static void test_bad_handles(void)
 
 /* ---- the hardware queues: more streams waiting than queues, a warning ------------ */
 
-static int count_in(const char *text, const char *what)
-{
-    int n = 0;
-    for (const char *t = text; (t = strstr(t, what)) != NULL; t++) n++;
-    return n;
-}
-
 /* With PCCL_STREAM_QUEUES=2 (as if CUDA ran the streams on two queues; the
  * host backend checks nothing by default): two streams waiting, nothing
  * said, and the waits of completed collectives forgotten, so two other
@@ -586,9 +579,9 @@ static void test_queues_warning(void)
     const char *w = "pccl: rank 0: 3 or more streams wait for collectives not yet complete";
     PT_CHECK(text[0] && !strstr(text[0], "hardware queues"),
              "a warning with at most 2 streams waiting at once:\n%s", text[0] ? text[0] : "(not captured)");
-    PT_CHECK(text[1] && count_in(text[1], w) == 1 && count_in(text[1], "hardware queues") == 1,
+    PT_CHECK(text[1] && pt_count_of(text[1], w) == 1 && pt_count_of(text[1], "hardware queues") == 1,
              "3 and then 4 streams waiting: %d warnings, expected one (\"%s\"):\n%s",
-             text[1] ? count_in(text[1], "hardware queues") : -1, w, text[1] ? text[1] : "(not captured)");
+             text[1] ? pt_count_of(text[1], "hardware queues") : -1, w, text[1] ? text[1] : "(not captured)");
     for (int q = 0; q < Q; q++) {
         long wrong = 0;
         for (int i = 0; i < N; i++) wrong += (out[0][q][i] != 2 * i) + (out[1][q][i] != 2 * i);
