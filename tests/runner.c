@@ -1,8 +1,10 @@
 /* runner.c: see runner.h. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include <CUnit/Basic.h>
+#include <CUnit/TestRun.h>
 
 #include "runner.h"
 
@@ -11,6 +13,63 @@ static double now(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* Each test's time, so that the slowest are named after the run: what
+ * costs make test its minutes shows in every log.  Every test function is replaced
+ * by one that times the original, found by CUnit's current test; a test
+ * that fails a fatal assertion leaves through CUnit's long jump and keeps
+ * its time unknown (-1). */
+typedef struct {
+    CU_pTest test;
+    CU_pSuite suite;
+    CU_TestFunc fn;
+    double secs;
+} timed_test;
+
+static timed_test *timed;
+static size_t ntimed;
+
+static void timed_run(void)
+{
+    CU_pTest t = CU_get_current_test();
+    for (size_t i = 0; i < ntimed; i++)
+        if (timed[i].test == t) {
+            double t0 = now();
+            timed[i].fn();
+            timed[i].secs = now() - t0;
+            return;
+        }
+}
+
+static void time_every_test(void)
+{
+    size_t n = 0;
+    for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext)
+        for (CU_pTest t = s->pTest; t; t = t->pNext) n++;
+    timed = calloc(n ? n : 1, sizeof *timed);
+    if (!timed) return; /* untimed: the tests still run */
+    for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext)
+        for (CU_pTest t = s->pTest; t; t = t->pNext) {
+            timed[ntimed++] = (timed_test){t, s, t->pTestFunc, -1};
+            t->pTestFunc = timed_run;
+        }
+}
+
+static int slower(const void *a, const void *b)
+{
+    double x = ((const timed_test *)a)->secs, y = ((const timed_test *)b)->secs;
+    return (x < y) - (x > y);
+}
+
+/* The SLOWEST tests that ran, slowest first. */
+#define SLOWEST 5
+static void print_slowest(void)
+{
+    qsort(timed, ntimed, sizeof *timed, slower);
+    for (size_t i = 0; i < ntimed && i < SLOWEST && timed[i].secs >= 0; i++)
+        printf("%s %6.1f s  %s: %s\n", i ? "       " : "slowest", timed[i].secs, timed[i].suite->pName,
+               timed[i].test->pName);
 }
 
 static int run_selected(int argc, char **argv)
@@ -47,6 +106,7 @@ int dl_test_main(int argc, char **argv, int (*const reg[])(void), size_t nreg, c
             CU_cleanup_registry();
             return 1;
         }
+    time_every_test();
     CU_basic_set_mode(CU_BRM_VERBOSE);
     double t0 = now();
     int rc = run_selected(argc, argv);
@@ -55,8 +115,10 @@ int dl_test_main(int argc, char **argv, int (*const reg[])(void), size_t nreg, c
         unsigned run = CU_get_number_of_tests_run();
         printf("\n%u passed, %u failed (%.1f s%s%s)\n", run - failed, failed, now() - t0, note ? ", " : "",
                note ? note : "");
+        print_slowest();
         rc = failed != 0;
     }
     CU_cleanup_registry();
+    free(timed);
     return rc;
 }

@@ -285,3 +285,21 @@ char *pt_stderr_end(pt_stderr *s)
     unlink(s->path);
     return out;
 }
+
+/* TSan checks the library's threads: a type's arithmetic (lib/host/reduce.c)
+ * is the same code in every schedule, so one narrow integer, one 16-bit
+ * float and one 64-bit type stand for the ten there; the optimized and
+ * ASan+UBSan builds run all ten.  With all ten the TSan build took 274 s,
+ * nearly half of make test, most of it in these matrices (the runner's
+ * slowest tests: a 5-rank direct all-reduce matrix 43 s). */
+int pt_types(const pcclDataType_t **types)
+{
+#if defined(__SANITIZE_THREAD__)
+    static const pcclDataType_t t[] = {pcclInt8, pcclBfloat16, pcclFloat64};
+#else
+    static const pcclDataType_t t[] = {pcclInt8,  pcclUint8,  pcclInt32,   pcclUint32,  pcclInt64,
+                                       pcclUint64, pcclFloat16, pcclFloat32, pcclFloat64, pcclBfloat16};
+#endif
+    *types = t;
+    return (int)(sizeof t / sizeof *t);
+}

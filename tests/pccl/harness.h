@@ -109,6 +109,10 @@ typedef struct {
 int pt_run_cases(pcclComm_t *comms, int n, const pt_case *cases, int ncases, uint64_t seed, int rounds,
                  int reverse_odd);
 
+/* The element types the matrices below run: all ten, or under TSan three
+ * that stand for them (pt_types sets *types and returns their count). */
+int pt_types(const pcclDataType_t **types);
+
 /* Every collective x op x type at each count, in place and out of place,
  * on one communicator of n ranks speaking `proto` (test_correctness.c). */
 void pt_correctness(int n, int blocks, long chunk, int proto, const size_t *counts, int ncounts);

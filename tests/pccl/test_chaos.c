@@ -15,9 +15,8 @@
 void pt_chaos_matrix(int n, int blocks, long chunk, int ilv, int dyn, int proto, const size_t *counts, int ncounts,
                      int reverse_odd)
 {
-    static const pcclDataType_t types[pcclNumTypes] = {pcclInt8,  pcclUint8,   pcclInt32,   pcclUint32,
-                                                       pcclInt64, pcclUint64,  pcclFloat16, pcclFloat32,
-                                                       pcclFloat64, pcclBfloat16};
+    const pcclDataType_t *types;
+    int ntypes = pt_types(&types);
     char name[80];
     snprintf(name, sizeof name, "chaos matrix n=%d blocks=%d interleave=%d dynamic=%d proto=%d", n, blocks, ilv, dyn,
              proto);
@@ -35,7 +34,7 @@ void pt_chaos_matrix(int n, int blocks, long chunk, int ilv, int dyn, int proto,
     int salt = 0;
     for (int ci = 0; ci < ncounts && comms[0]; ci++) {
         int k = 0;
-        for (int t = 0; t < pcclNumTypes; t++)
+        for (int t = 0; t < ntypes; t++)
             for (int ct = 0; ct < pcclNumColls; ct++)
                 for (int op = 0; op < (ck_has_op((pcclCollType_t)ct) ? pcclNumOps : 1); op++, salt++) {
                     pt_case *p = &cases[k++];
