@@ -40,10 +40,14 @@ RUN_ROUNDS ?= 2000
 .PHONY: all build run test test-long check bench install clean help deps gpu test-gpu _all _run _test _test-long _bench mpi _mpi
 
 # The public targets install missing packages first, then build in a fresh
-# make (so that pkg-config sees what was just installed).
+# make (so that pkg-config sees what was just installed), JOBS at a time (every
+# core: a clean build of make test's programs took 151 s instead of 225 on 2
+# cores); a target's own recipe (the tests, the study) still runs alone, once
+# its prerequisites are built.
+JOBS    ?= $(shell nproc 2>/dev/null || echo 1)
 all run test test-long bench mpi:
 	@scripts/setup --quiet
-	@$(MAKE) --no-print-directory _$@
+	@$(MAKE) --no-print-directory -j$(JOBS) _$@
 
 deps:
 	@scripts/setup
