@@ -92,7 +92,8 @@ static dr_setup setup_of(const dl_config *c, ck_coll *k, int comm_mode)
 
 static const dr_options fast_watchdog = {.timeout = 0.3};
 
-/* DR_TEST_QUICK=1 (the ThreadSanitizer run): fewer rounds. */
+/* DR_TEST_QUICK=1 (the sanitizer runs, as the other suites' quick modes):
+ * fewer rounds. */
 static long rounds(long n)
 {
     return getenv("DR_TEST_QUICK") ? (n + 3) / 4 : n;
