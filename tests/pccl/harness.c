@@ -291,7 +291,7 @@ char *pt_stderr_end(pt_stderr *s)
  * float and one 64-bit type stand for the ten there; the optimized and
  * ASan+UBSan builds run all ten.  With all ten the TSan build took 274 s,
  * nearly half of make test, most of it in these matrices (the runner's
- * slowest tests: a 5-rank direct all-reduce matrix 43 s). */
+ * slowest test: the direct all-reduce on 3-5 ranks, 43 s; now 10-12 s). */
 int pt_types(const pcclDataType_t **types)
 {
 #if defined(__SANITIZE_THREAD__)
