@@ -887,6 +887,10 @@ static void test_wait_spans_slices(void)
     uint64_t slices = 0, preemptions = 0;
     for (int r = 0; r < RANKS; r++) {
         pcclStats_t st;
+        /* a launch publishes its counts when it ends (pccl_end): the one
+         * that preempted may still run, idle, until PCCL_QUIT_US (read
+         * before it ended, make test once saw "2 slices, 0 preemptions") */
+        PT_OK(pcclDeviceSynchronize(c[r]));
         PT_OK(pcclCommGetStats(c[r], &st));
         slices += st.slices;
         preemptions += st.preemptions;
