@@ -7,8 +7,9 @@
 #   make test-long  dlreplay's larger trace corpus on pccl's host backend; the pccl
 #                   API fuzzer for PCCL_FUZZ_LONG seconds (default 60) per build;
 #                   pccl's fault injection over more seeds
+#   JOBS=N       files these build at a time (default: every core)
 #
-# CUDA parts build only where nvcc is found (none exist yet).
+# CUDA parts build only where nvcc is found.
 
 CC      ?= cc
 PREFIX  ?= /usr/local
