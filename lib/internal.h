@@ -22,6 +22,7 @@ typedef struct {
     int ready;                /* uploaded: registration is complete        */
     size_t in_bytes, out_bytes;
     int inflight;             /* an invocation was submitted, not completed */
+    int noop;                 /* ... one that moves nothing, completed on the host (run.c, moves_nothing) */
     int in_callback;
     pcclResult_t status;      /* of the last completed invocation          */
     pcclCallback_t cb;
@@ -120,6 +121,10 @@ struct pcclComm {
     int deferred;               /* destroyed or aborted from its own callback (comm.c) */
     struct pccl_gwatch *gwatch; /* stream.c: gated invocations in flight, their gates watched */
     int ngwatch;
+    /* run.c: invocations that move nothing whose callbacks the poller owes
+     * (a ring of PCCL_QUEUE_DEPTH ids; nnoop is read without mu by spins) */
+    int *noopq;
+    int noop_head, nnoop;
     /* stream.c: the streams that carry a wait on a collective not yet
      * complete, against the hardware queues CUDA runs them on
      * (PCCL_STREAM_QUEUES; 0: not checked): warned once */
@@ -346,7 +351,8 @@ int pccl_on_poller(pcclComm_t c);
  * end, the free) done by the poller once the callback returned. */
 void pccl_poll_idle_locked(pcclComm_t c);
 void pccl_teardown_deferred(pcclComm_t c);
-int pccl_drain(pcclComm_t c); /* CQ entries in ticket order, completed; how many */
+int pccl_drain(pcclComm_t c); /* noops' callbacks (run.c), then CQ entries in ticket order, completed; how many */
+int pccl_drain_noops_locked(pcclComm_t c);
 int pccl_cq_ready_locked(pcclComm_t c); /* CQ entries posted, not drained yet */
 /* run.c: the checks pcclRun and the stream calls share (fn names the call),
  * and the submission of an invocation (buffers, then the SQ entry;

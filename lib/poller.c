@@ -88,7 +88,8 @@ void pccl_finish(pcclComm_t c, int id, pcclResult_t status)
     void *arg = h->cb_arg;
     h->status = status;
     h->inflight = 0;
-    h->completions++;
+    if (!h->noop) h->completions++; /* the daemon's count (stream.c's tickets); run.c's noops are not in it */
+    h->noop = 0;
     if (h->held_pos >= 0 && h->completions >= h->waited) pccl_hold_release_locked(c, id); /* the last stream wait on it ends */
     c->outstanding--;
     c->completed++;
@@ -159,7 +160,7 @@ static int drain(pcclComm_t c, int own)
     }
 }
 
-int pccl_drain(pcclComm_t c) { return drain(c, 0); }
+int pccl_drain(pcclComm_t c) { return pccl_drain_noops_locked(c) + drain(c, 0); }
 int pccl_drain_own_locked(pcclComm_t c) { return drain(c, 1); }
 
 /* One pause of a spin: the host backend's "GPUs" are threads that need the
@@ -174,12 +175,13 @@ static void spin_pause(pcclComm_t c)
 
 /* Spins without the lock until a CQ entry is there, a completion was
  * announced (another thread drained one: waiters look again), or `until`
- * passed. */
-static void spin_cq(pcclComm_t c, uint64_t until)
+ * passed; the poller's spin also ends at a noop's callback to run (run.c). */
+static void spin_cq(pcclComm_t c, uint64_t until, int poller)
 {
     uint64_t w = c->wakes;
     pthread_mutex_unlock(&c->mu);
-    while (!pccl_cq_pending(c) && __atomic_load_n(&c->wakes, __ATOMIC_RELAXED) == w && pccl_now_ns() < until)
+    while (!pccl_cq_pending(c) && __atomic_load_n(&c->wakes, __ATOMIC_RELAXED) == w && pccl_now_ns() < until &&
+           !(poller && __atomic_load_n(&c->nnoop, __ATOMIC_RELAXED)))
         spin_pause(c);
     pthread_mutex_lock(&c->mu);
 }
@@ -188,7 +190,7 @@ int pccl_wait_spin_locked(pcclComm_t c, uint64_t until)
 {
     if (pccl_now_ns() >= until) return 0;
     __atomic_store_n(&c->spinners, c->spinners + 1, __ATOMIC_RELAXED);
-    spin_cq(c, until);
+    spin_cq(c, until, 0);
     __atomic_store_n(&c->spinners, c->spinners - 1, __ATOMIC_RELAXED);
     if (!pccl_drain_own_locked(c) && pccl_cq_pending(c)) {
         /* a callback's entry first: the poller's turn */
@@ -231,7 +233,7 @@ static void maybe_launch(pcclComm_t c, uint64_t now)
         c->quit_seen_ns = (int64_t)now;
         pccl_slice_on_end_locked(c);
     }
-    if (!c->outstanding) return;
+    if (c->outstanding <= (uint64_t)c->nnoop) return; /* noops' callbacks alone: no daemon needed (run.c) */
     /* Completions first: the launch may have ended having completed what
      * was outstanding (a held launch ends once every invocation a stream
      * waits for is complete, before the host has seen it: stream.c). */
@@ -395,8 +397,8 @@ void *pccl_poller_main(void *arg)
              * sent every pcclRun and pcclWait to sleep on the mutex), then
              * yields. */
             pass_log(c, now, 'y', 0);
-            spin_cq(c, now + (slice_due ? 0 : c->poll_spin_ns));
-            if (!pccl_cq_pending(c)) {
+            spin_cq(c, now + (slice_due ? 0 : c->poll_spin_ns), 1);
+            if (!pccl_cq_pending(c) && !__atomic_load_n(&c->nnoop, __ATOMIC_RELAXED)) {
                 pthread_mutex_unlock(&c->mu);
                 sched_yield();
                 pthread_mutex_lock(&c->mu);

@@ -3,7 +3,9 @@
  * the same program.
  *
  * One GPU, one rank: a second thread issues 1 MiB float all-reduces back to
- * back (pccl: pcclRun + pcclWait; NCCL: ncclAllReduce + stream sync), and
+ * back, out of place (pccl: pcclRun + pcclWait; NCCL: ncclAllReduce + stream
+ * sync; in place neither library gives the GPU any work: one rank's in-place
+ * collective moves nothing, and both complete it on the host), and
  * the main thread times, --reps times each: the first launch of a kernel
  * never launched before (its module loaded lazily, CUDA's default) and its
  * stream sync, cudaFree, cudaMalloc, cudaHostRegister, cudaHostUnregister, a
@@ -139,7 +141,7 @@ static int driver_fn(const char *name, void **fn)
 typedef struct {
     int is_pccl;
     size_t count;
-    float *buf;
+    float *buf, *out;
     pcclComm_t pc;
     int pid;
     ncclComm_t nc;
@@ -152,8 +154,8 @@ typedef struct {
 
 static int one_collective(lib_t *L)
 {
-    if (L->is_pccl) return pcclRun(L->pc, L->pid, L->buf, L->buf, NULL, NULL) || pcclWait(L->pc, L->pid);
-    if (ncclAllReduce(L->buf, L->buf, L->count, ncclFloat, ncclSum, L->nc, L->ns) != ncclSuccess) return 1;
+    if (L->is_pccl) return pcclRun(L->pc, L->pid, L->buf, L->out, NULL, NULL) || pcclWait(L->pc, L->pid);
+    if (ncclAllReduce(L->buf, L->out, L->count, ncclFloat, ncclSum, L->nc, L->ns) != ncclSuccess) return 1;
     return cudaStreamSynchronize(L->ns) != cudaSuccess;
 }
 
@@ -180,6 +182,7 @@ static int lib_open(lib_t *L)
     CK(cudaSetDevice(0));
     CK(cudaMalloc(&L->buf, L->count * sizeof(float)));
     CK(cudaMemset(L->buf, 0, L->count * sizeof(float)));
+    CK(cudaMalloc(&L->out, L->count * sizeof(float)));
     if (L->is_pccl) {
         if (pcclCommInitAll(&L->pc, 1, NULL) || pcclRegisterAllReduce(L->pc, L->count, pcclFloat, pcclSum, 0, &L->pid)) {
             fprintf(stderr, "pccl: %s\n", pcclGetLastError(NULL));
@@ -203,6 +206,7 @@ static void lib_close(lib_t *L)
         cudaStreamDestroy(L->ns);
     }
     cudaFree(L->buf);
+    cudaFree(L->out);
 }
 
 
@@ -933,7 +937,8 @@ static void usage(FILE *f)
     fprintf(f, "usage: pccl-share [--reps N] [--count N] [--grace-ms MS] [--cap-s S] [--lib pccl|nccl|both]\n"
                "       pccl-share --gpus N | --procs N [--seeds S] [--iters K] [--seed X] [--secs SEC] [--timeout SEC]\n"
                "                  [--grace-ms MS] [--lib ...]\n"
-               "  Times CUDA calls that wait for the GPU on one thread while another streams all-reduces,\n"
+               "  Times CUDA calls that wait for the GPU on one thread while another streams all-reduces\n"
+               "  (out of place: in place, one rank moves nothing with either library),\n"
                "  on pccl and on NCCL (one GPU, one rank).  Defaults: --reps 5, --count 262144 floats (1 MiB),\n"
                "  --grace-ms 2, --cap-s 0 (none), --lib both.  PCCL_SLICE_US: pccl's time slice.  A pccl call\n"
                "  is within the bound at NCCL's slowest + 2 slices + --grace-ms; with --lib pccl, the slowest\n"

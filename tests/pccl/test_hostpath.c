@@ -286,6 +286,119 @@ static void test_waitrun_spin(void)
     pt_end();
 }
 
+/* ---- one rank in place: completed on the host (run.c) ------------------- */
+
+#define NOOP_CHAIN 2000
+
+typedef struct {
+    pcclComm_t c;
+    int id, left, ran, on_caller;
+    pthread_t caller;
+    int32_t *buf;
+} noop_chain;
+
+/* Re-invokes itself from the poller, as pccl-perf's back-to-back chains do:
+ * run there, not nested in pcclRun, so the chain does not grow the stack. */
+static void noop_cb(int id, pcclResult_t st, void *arg)
+{
+    noop_chain *k = arg;
+    k->ran++;
+    k->on_caller += pthread_equal(pthread_self(), k->caller) != 0;
+    /* left: read by the test's thread while the chain runs */
+    if (st == pcclSuccess && __atomic_sub_fetch(&k->left, 1, __ATOMIC_RELEASE) > 0 &&
+        pcclRun(k->c, k->id, k->buf, k->buf, noop_cb, k) != pcclSuccess)
+        __atomic_store_n(&k->left, -1000000, __ATOMIC_RELEASE);
+}
+
+static void test_noop_one_rank(void)
+{
+    enum { N = HP_COUNT, NC = 6 };
+    pt_begin("hostpath one rank in place", 60);
+    pcclConfig_t cfg = hp_config(100000, 0);
+    pcclComm_t c;
+    if (pt_init(&c, 1, &cfg)) { pt_end(); return; }
+    int id[NC];
+    PT_OK(pcclRegisterAllReduce(c, N, pcclInt32, pcclSum, 0, &id[0]));
+    PT_OK(pcclRegisterAllGather(c, N, pcclInt32, 0, &id[1]));
+    PT_OK(pcclRegisterReduceScatter(c, N, pcclInt32, pcclMax, 0, &id[2]));
+    PT_OK(pcclRegisterReduce(c, N, pcclInt32, pcclProd, 0, 0, &id[3]));
+    PT_OK(pcclRegisterBroadcast(c, N, pcclInt32, 0, 0, &id[4]));
+    PT_OK(pcclRegisterAllReduce(c, N, pcclInt32, pcclAvg, 0, &id[5])); /* avg: through the daemon */
+    int32_t *buf = malloc(N * sizeof *buf), *out = malloc(N * sizeof *out);
+    for (int i = 0; i < N; i++) buf[i] = 7 * i - 300;
+    pcclStats_t st0, st1;
+    PT_OK(pcclCommGetStats(c, &st0));
+    /* in place, no callback: done when pcclRun returns, the daemon never asked */
+    for (int k = 0; k < NC - 1; k++) {
+        int done = 0;
+        PT_OK(pcclRun(c, id[k], buf, buf, NULL, NULL));
+        PT_OK(pcclTest(c, id[k], &done));
+        PT_CHECK(done == 1, "collective %d in place on one rank not done when pcclRun returned", k);
+        PT_OK(pcclWait(c, id[k]));
+    }
+    PT_OK(pcclCommGetStats(c, &st1));
+    PT_CHECK(st1.launches == st0.launches && st1.blockCompletions == st0.blockCompletions,
+             "in-place invocations on one rank reached the daemon: %llu launches, %llu block completions",
+             (unsigned long long)(st1.launches - st0.launches),
+             (unsigned long long)(st1.blockCompletions - st0.blockCompletions));
+    PT_CHECK(st1.completed == st0.completed + NC - 1, "completed %llu, expected %d",
+             (unsigned long long)(st1.completed - st0.completed), NC - 1);
+    /* avg divides (x / 1 may change a NaN's bits): the daemon runs it */
+    PT_OK(pcclRun(c, id[5], buf, buf, NULL, NULL));
+    PT_OK(pcclWait(c, id[5]));
+    PT_OK(pcclCommGetStats(c, &st1));
+    PT_CHECK(st1.launches > st0.launches, "avg in place on one rank did not launch the daemon");
+    int wrong = 0;
+    for (int i = 0; i < N; i++) wrong += buf[i] != 7 * i - 300;
+    PT_CHECK(wrong == 0, "%d elements changed by in-place collectives on one rank", wrong);
+    /* with a callback: on the poller, before pcclWait returns; a chain of them */
+    noop_chain k = {c, id[0], NOOP_CHAIN, 0, 0, pthread_self(), buf};
+    PT_OK(pcclRun(c, id[0], buf, buf, noop_cb, &k));
+    double t0 = now_s();
+    while (__atomic_load_n(&k.left, __ATOMIC_ACQUIRE) > 0 && now_s() - t0 < 20) usleep(1000);
+    PT_OK(pcclWaitAll(c));
+    PT_CHECK(__atomic_load_n(&k.left, __ATOMIC_ACQUIRE) == 0 && k.ran == NOOP_CHAIN && k.on_caller == 0,
+             "chain of %d: %d callbacks ran, %d on the calling thread (left %d)", NOOP_CHAIN, k.ran, k.on_caller,
+             __atomic_load_n(&k.left, __ATOMIC_ACQUIRE));
+    /* The daemon's counts (stream tickets, gates) skip them: stream and
+     * out-of-place invocations between noops of the same collective. */
+    pcclStream_t s;
+    PT_OK(pcclHostStreamCreate(c, &s));
+    uint64_t last = 0;
+    int bad_ticket = 0;
+    wrong = 0;
+    for (int it = 0; it < ck_scaled(20, 6); it++) {
+        uint64_t t;
+        for (int i = 0; i < N; i++) buf[i] = it * 1000 + i, out[i] = -1;
+        PT_OK(pcclRun(c, id[0], buf, buf, NULL, NULL));
+        PT_OK(pcclRunAfter(c, id[0], buf, out, s, &t));
+        PT_OK(pcclWaitRun(c, id[0], t));
+        bad_ticket += t != last + 1 + (it > 0);
+        for (int i = 0; i < N; i++) wrong += out[i] != it * 1000 + i;
+        hp_cb cb = {0};
+        PT_OK(pcclRun(c, id[0], buf, buf, slow_cb, &cb)); /* a noop whose callback is pending */
+        PT_OK(pcclWait(c, id[0]));
+        PT_CHECK(__atomic_load_n(&cb.finished, __ATOMIC_ACQUIRE), "pcclWait returned before the callback finished");
+        for (int i = 0; i < N; i++) out[i] = -1;
+        PT_OK(pcclRun(c, id[0], buf, out, NULL, NULL)); /* out of place: the daemon's, ticket t + 1 */
+        PT_OK(pcclWait(c, id[0]));
+        for (int i = 0; i < N; i++) wrong += out[i] != it * 1000 + i;
+        last = t;
+        ck_watchdog_kick();
+    }
+    PT_CHECK(bad_ticket == 0, "%d stream tickets counted an in-place invocation", bad_ticket);
+    PT_CHECK(wrong == 0, "%d wrong elements", wrong);
+    PT_OK(pcclHostStreamDestroy(s));
+    /* destroy with a noop's callback pending runs it, once */
+    hp_cb cb = {0};
+    PT_OK(pcclRun(c, id[1], buf, buf, slow_cb, &cb));
+    pt_destroy(&c, 1);
+    PT_CHECK(__atomic_load_n(&cb.finished, __ATOMIC_ACQUIRE), "destroy returned before a pending callback ran");
+    free(buf);
+    free(out);
+    pt_end();
+}
+
 /* ---- PCCL_TRACE_LAT ----------------------------------------------------- */
 
 /* Destroys p with stderr in a file; returns what was printed (malloc'd). */
@@ -385,6 +498,7 @@ int pt_register_hostpath(void)
                      test_waiter_drains_itself) ||
         !CU_add_test(s, "abort releases a spinning waiter at once", test_abort_spinning_waiter) ||
         !CU_add_test(s, "pcclWaitRun spins and drains, exact", test_waitrun_spin) ||
+        !CU_add_test(s, "one rank in place completes on the host; the daemon's counts skip it", test_noop_one_rank) ||
         !CU_add_test(s, "PCCL_TRACE_LAT: every invocation once, hops that add up", test_trace) ||
         !CU_add_test(s, "PCCL_TRACE_LAT and PCCL_WAIT_SPIN_US: bad values refused by name", test_knob_ranges))
         return -1;
