@@ -22,6 +22,7 @@ typedef struct {
     int ready;                /* uploaded: registration is complete        */
     size_t in_bytes, out_bytes;
     int inflight;             /* an invocation was submitted, not completed */
+    int sleepers;             /* threads asleep on the cv for it (pcclWait, pcclWaitRun: pccl_sleep_locked) */
     int noop;                 /* ... one that moves nothing, completed on the host (run.c, moves_nothing) */
     int in_callback;
     pcclResult_t status;      /* of the last completed invocation          */
@@ -116,6 +117,7 @@ struct pcclComm {
     uint64_t poll_hot_ns;       /* the poller spins this long after an event */
     uint64_t running_seen_ns;   /* when the daemon was last seen running */
     int was_running, callbacks;
+    int sleepers_all;           /* threads asleep on cv for the whole communicator (pcclWaitAll, destroy) */
     int users;                  /* API calls inside, under the global lock */
     int stopping, aborted;
     int deferred;               /* destroyed or aborted from its own callback (comm.c) */
@@ -342,6 +344,9 @@ void pccl_watch_stop_cuda(void);
  * the watch cannot see (lib/README.md, "The watch"). */
 #define PCCL_WATCH_SLICE_US 32000
 void pccl_finish(pcclComm_t c, int id, pcclResult_t status);
+/* Sleeps on c->cv (mu held) until a completion of collective id, or any
+ * completion with id < 0, may have changed what the caller waits for. */
+void pccl_sleep_locked(pcclComm_t c, int id);
 void pccl_wait_all_locked(pcclComm_t c);
 /* 1 on c's poller thread (inside one of its callbacks, or a callback of
  * another communicator run there): a wait for c would wait for itself. */

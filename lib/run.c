@@ -238,7 +238,7 @@ pcclResult_t pcclWait(pcclComm_t c, int id)
      * costs several us, and the poller's hop as much again. */
     uint64_t until = c->wait_spin_ns ? pccl_now_ns() + c->wait_spin_ns : 0;
     while (c->colls[id].inflight || c->colls[id].in_callback || c->colls[id].npend)
-        if (!until || !pccl_wait_spin_locked(c, until)) pthread_cond_wait(&c->cv, &c->mu);
+        if (!until || !pccl_wait_spin_locked(c, until)) pccl_sleep_locked(c, id);
     pccl_trace_consumed_locked(c, id, 1);
     pcclResult_t r = c->colls[id].status;
     pthread_mutex_unlock(&c->mu);
@@ -247,7 +247,7 @@ pcclResult_t pcclWait(pcclComm_t c, int id)
 
 void pccl_wait_all_locked(pcclComm_t c)
 {
-    while (c->outstanding || c->callbacks) pthread_cond_wait(&c->cv, &c->mu);
+    while (c->outstanding || c->callbacks) pccl_sleep_locked(c, -1);
 }
 
 pcclResult_t pcclWaitAll(pcclComm_t c)

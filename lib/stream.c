@@ -328,7 +328,7 @@ pcclResult_t pcclWaitRun(pcclComm_t c, int id, uint64_t ticket)
     if (!r) {
         uint64_t until = c->wait_spin_ns ? pccl_now_ns() + c->wait_spin_ns : 0; /* as pcclWait */
         while (c->colls[id].completions < ticket && !c->aborted && !c->failed)
-            if (!until || !pccl_wait_spin_locked(c, until)) pthread_cond_wait(&c->cv, &c->mu);
+            if (!until || !pccl_wait_spin_locked(c, until)) pccl_sleep_locked(c, id);
         if (c->aborted || c->failed) r = pcclRemoteError;
     }
     pthread_mutex_unlock(&c->mu);
