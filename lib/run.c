@@ -132,10 +132,11 @@ pcclResult_t pccl_submit_locked(pcclComm_t c, int id, const void *sendbuff, void
  * would copy the buffer onto itself (pccl_fill skips such a copy), so it
  * completes here, without the daemon, as NCCL's does (nccl-tests: 0.2-0.4
  * us back to back; through the daemon 3.3 us at 8 B, 18 at 512 MiB, on one
- * H200; 0.6-1.1 us now: results/noop-h200/).  Not avg: x / 1 may differ from x in its bits (a
- * signalling NaN comes out quiet), and the daemon divides.  Only here, not
- * for a stream: a stream invocation's ticket is the daemon's own count
- * (stream.c), and its gate orders it after the stream's work. */
+ * H200; 0.6-1.1 us now: results/noop-h200/).  Not avg: x / 1 may differ
+ * from x in its bits (a signalling NaN comes out quiet), and the daemon
+ * divides.  Only here, not for a stream: a stream invocation's ticket is
+ * the daemon's own count (stream.c), and its gate orders it after the
+ * stream's work. */
 static int moves_nothing(pcclComm_t c, const pccl_hcoll *h, const void *sendbuff, const void *recvbuff)
 {
     int t = h->dev.type;
