@@ -258,6 +258,8 @@ _test check: $(B)/dlsim $(B)/dlsim-tests $(SAN)/dlsim $(SAN)/dlsim-tests $(if $(
 	PCCL_TEST_QUICK=1 TSAN_OPTIONS=halt_on_error=1 $(TSAN)/pccl-tests
 	@echo "== pccl-perf, host backend (tests/perf.sh; optimized and ASan+UBSan builds)"
 	tests/perf.sh $(B)/pccl-perf $(SAN)/pccl-perf
+	@echo "== pccl-slice-ab, host backend (tests/slice-ab.sh; optimized and ASan+UBSan builds)"
+	tests/slice-ab.sh $(B)/pccl-slice-ab $(SAN)/pccl-slice-ab
 	@echo "== dlreplay: the harness (emulated NCCL, pccl host backend; optimized, then ASan+UBSan and TSan with fewer rounds)"
 	$(B)/harness-tests
 	DR_TEST_QUICK=1 $(SAN)/harness-tests
@@ -274,7 +276,7 @@ _bench: $(B)/dlsim
 # ---- pccl-perf (harness/perf/): nccl-tests-style benchmark, pccl against NCCL ----
 # build/gpu/pccl-perf (make gpu): CUDA, NCCL, libc, pthreads only, like the
 # other GPU programs; build/pccl-perf: pccl's host backend, no CUDA, for CI.
-PERF_SRC := $(filter-out harness/perf/proc.c,$(wildcard harness/perf/*.c)) tests/pccl/check.c
+PERF_SRC := $(filter-out harness/perf/proc.c harness/perf/slice_ab.c,$(wildcard harness/perf/*.c)) tests/pccl/check.c
 PERF_DEPS := $(PERF_SRC) harness/perf/perf.h harness/perf/size.h harness/perf/compute.h harness/calls.h tests/pccl/check.h lib/pccl.h
 $(B)/pccl-perf: $(PERF_DEPS) $(B)/libpccl-host.a
 	$(CC) $(CFLAGS) -o $@ $(PERF_SRC) $(B)/libpccl-host.a -lm -pthread
@@ -290,9 +292,20 @@ $(G)/pccl-perf: $(PERF_DEPS) harness/perf/compute.cu $(B)/libpccl.a
 $(G)/pccl-perf-proc: harness/perf/proc.c harness/perf/size.h lib/pccl.h $(B)/libpccl.a
 	@mkdir -p $(dir $@)
 	$(NVCC) -O2 -arch=$(GPU_ARCH) -Xcompiler -Wall -o $@ $< $(B)/libpccl.a -lm -lpthread
-_all build: $(B)/pccl-perf
-gpu: $(G)/pccl-perf $(G)/pccl-perf-proc
-_test check: $(B)/pccl-perf $(SAN)/pccl-perf
+# pccl-slice-ab: the time slice's cost, two communicators in one process
+# (GSL for the interval: statically in the GPU build, as dlreplay's)
+SLICE_AB_DEPS := harness/perf/slice_ab.c harness/perf/size.h lib/pccl.h
+$(B)/pccl-slice-ab: $(SLICE_AB_DEPS) $(B)/libpccl-host.a
+	$(CC) $(CFLAGS) -o $@ $< $(B)/libpccl-host.a $(shell pkg-config --libs gsl 2>/dev/null) -lm -pthread
+$(SAN)/pccl-slice-ab: $(SLICE_AB_DEPS) $(PCCL_SRC:%.c=$(SAN)/%.o)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $< $(PCCL_SRC:%.c=$(SAN)/%.o) $(shell pkg-config --libs gsl 2>/dev/null) -lm -pthread
+$(G)/pccl-slice-ab: $(SLICE_AB_DEPS) $(B)/libpccl.a
+	@mkdir -p $(dir $@)
+	$(NVCC) -O2 -arch=$(GPU_ARCH) -Xcompiler -Wall -o $@ $< $(B)/libpccl.a -l:libgsl.a -l:libgslcblas.a -lm -lpthread
+_all build: $(B)/pccl-perf $(B)/pccl-slice-ab
+gpu: $(G)/pccl-perf $(G)/pccl-perf-proc $(if $(HAVE_PKGS),$(G)/pccl-slice-ab)
+_test check: $(B)/pccl-perf $(SAN)/pccl-perf $(B)/pccl-slice-ab $(SAN)/pccl-slice-ab
 
 # pccl: the GPU library where nvcc is found, else the host-backend library.
 PCCL_INSTALL_LIBS := $(if $(NVCC),$(B)/libpccl.a $(B)/libpccl.so)

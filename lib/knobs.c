@@ -44,7 +44,7 @@ static const knob_def knobs[K_N] = {
     [K_PEER_TIMEOUT] = {"PCCL_PEER_TIMEOUT_MS", 30000, 30000, 0, 1L << 40},
     /* the bound on an implicit synchronization's wait; each slice costs a
      * relaunch (lib/README.md, "Sharing the GPU") */
-    [K_SLICE_US] = {"PCCL_SLICE_US", 4000, 2000, 0, 60000000},
+    [K_SLICE_US] = {"PCCL_SLICE_US", PCCL_SLICE_US_DEFAULT, 2000, 0, 60000000},
     [K_SLICE_GAP_US] = {"PCCL_SLICE_GAP_US", 20, 0, 0, 1000000},
     /* auto (lib/tune.c's table), simple or ll: names or 0, 1, 2 */
     [K_PROTO] = {"PCCL_PROTO", PCCL_PROTO_AUTO, PCCL_PROTO_AUTO, PCCL_PROTO_AUTO, PCCL_PROTO_LL},

@@ -19,6 +19,7 @@ typedef struct {
     uint64_t begin_min, begin_max, cut_min, pick_min, first_min, end_min, end_max, idle_sum, work_min, plan_min;
     int nblocks;
     int sms, sm_shared; /* the multiprocessors its blocks ran on; blocks beside another of its blocks */
+    int sm0;            /* block 0's (it reads the host's SQ and completes one-block invocations) */
 } launch_span;
 
 static uint64_t ld(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
@@ -38,6 +39,7 @@ static void span_sms(pcclComm_t c, launch_span *s)
         s->sms += on[i] != 0;
         s->sm_shared += on[i] > 1 ? on[i] : 0;
     }
+    s->sm0 = (int)ld(&c->G.stats[0].sm) - 1;
 }
 
 static void span_read(pcclComm_t c, launch_span *s)
@@ -132,7 +134,7 @@ pcclResult_t pccl_slice_log_open(pcclComm_t c)
     fprintf(c->slice_acc.log,
             "rank,launch,late,drain,block_idle,dead,start_spread,refill,pick,work,gap,launch_call,queued,owed,"
             "host_cq1,launch_latency,plan0,cut_at,end_at,begin_at,first_at,seen_at,call_at,clock_offset,"
-            "sms,sm_shared,span,completed,ended_seen_at\n");
+            "sms,sm_shared,span,completed,ended_seen_at,sm0\n");
     return pcclSuccess;
 }
 
@@ -159,8 +161,8 @@ static void log_line(pcclComm_t c, const launch_span *s, uint64_t dead)
             (unsigned long long)(a->call_ns - a->gap_ns), (unsigned long long)a->call_ns, (long long)a->off);
     /* the relaunch's own: where its blocks ran, how long it lasted and the
      * completions seen in it (its pace, against the SMs) */
-    fprintf(a->log, ",%d,%d,%.1f,%llu,%llu\n", s->sms, s->sm_shared, (s->end_max - s->begin_min) / 1e3,
-            (unsigned long long)(c->completed - a->done_at_end), (unsigned long long)a->cut_ended_ns);
+    fprintf(a->log, ",%d,%d,%.1f,%llu,%llu,%d\n", s->sms, s->sm_shared, (s->end_max - s->begin_min) / 1e3,
+            (unsigned long long)(c->completed - a->done_at_end), (unsigned long long)a->cut_ended_ns, s->sm0);
 }
 
 /* The poller saw launch number c->launches end (mu held). */

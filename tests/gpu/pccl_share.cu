@@ -741,7 +741,7 @@ static int cross_main(int n, int seeds, int iters, uint64_t seed, double secs, i
     }
     for (int d = 0; d < n; d++) x_prewarm(d);
     const char *sl = getenv("PCCL_SLICE_US");
-    long slice_us = sl && *sl ? atol(sl) : 4000;
+    long slice_us = sl && *sl ? atol(sl) : PCCL_SLICE_US_DEFAULT;
     printf("# cross-rank: %d GPUs, each library at least %.1f s; pccl: at least %d seeds x %d iterations of the "
            "random-order test (seed %llu on); NCCL: one order; PCCL_SLICE_US=%ld\n", n, secs, seeds, iters,
            (unsigned long long)seed, slice_us);
@@ -870,7 +870,7 @@ static int x_proc_rank(int r, int n, int dev, pcclUniqueId id, procs_shared *sh,
     int h = x_run(&R, 1, 1, timeout_s);
     if (h) _exit(h);
     const char *sl = getenv("PCCL_SLICE_US");
-    long slice_us = sl && *sl ? atol(sl) : 4000;
+    long slice_us = sl && *sl ? atol(sl) : PCCL_SLICE_US_DEFAULT;
     printf("# rank %d (pid %d, GPU %d): %lu iterations, %lu wrong elements, %lu fresh-kernel first launches\n", r,
            getpid(), dev, R.iters_done, R.wrong, R.fresh);
     print_slices(R.pc, r);
@@ -1050,7 +1050,7 @@ int main(int argc, char **argv)
     const int idle_ref = do_pccl && !do_nccl;
     if (do_nccl && run_lib(0, count, reps, cap_s, 0, &X, &R[0])) err = 1;
     if (do_pccl && run_lib(1, count, reps, cap_s, idle_ref, &X, &R[1])) err = 1;
-    long slice_us = sl && *sl ? atol(sl) : 4000; /* lib/README.md: PCCL_SLICE_US's GPU default */
+    long slice_us = sl && *sl ? atol(sl) : PCCL_SLICE_US_DEFAULT;
     printf("\n| main thread, while the other thread streams collectives | %s min / median / max ms | "
            "pccl min / median / max ms | collectives during a call (NCCL / pccl) | pccl within bound |\n",
            idle_ref ? "pccl idle (the reference)" : "NCCL");

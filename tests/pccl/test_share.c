@@ -193,7 +193,18 @@ static void check_slice_log(const char *path, const unsigned long long *want, in
     unsigned long long got[2] = {0, 0};
     int headers = 0, bad = 0;
     while (fgets(line, sizeof line, f)) {
-        if (!strncmp(line, "rank,", 5)) { headers++; continue; }
+        if (!strncmp(line, "rank,", 5)) {
+            headers++;
+            /* the relaunch's own columns last; sm0: block 0's SM (-1 on the host backend) */
+            PT_CHECK(strstr(line, ",sms,sm_shared,span,completed,ended_seen_at,sm0\n") != NULL,
+                     "PCCL_SLICE_LOG: header %s", line);
+            continue;
+        }
+        const char *last = strrchr(line, ',');
+        if (!last || atoi(last + 1) < -1) {
+            if (!bad++) PT_CHECK(0, "PCCL_SLICE_LOG: no sm0 at the line's end: %s", line);
+            continue;
+        }
         int rank;
         unsigned long long launch, queued, owed;
         double late, drain, idle, dead, spread, refill, pick, work, gap, call, cq1, lat, plan;
