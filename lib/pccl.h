@@ -155,7 +155,7 @@ typedef struct {
  * waits at most while collectives stream (two slices for one that waits
  * twice).  Each slice costs a relaunch, 49-78 us of the GPU's time: on one
  * H200, back-to-back all-reduces from 8 B to 512 MiB lost 0.6-1.9% to 6 ms
- * slices (32 KiB 1.0 and 2.3% in two runs) and 1.2-4.2% to 4 ms ones
+ * slices (but one run of five at 32 KiB: 2.3%) and 1.2-4.2% to 4 ms ones
  * (results/slice-ab-h200). */
 #define PCCL_SLICE_US_DEFAULT 6000
 
