@@ -336,6 +336,14 @@ typedef struct {
  * threshold and a cut (block 0's look, the step in flight, the gap: under
  * half a millisecond); else the slice. */
 #define WATCH_CUT_S 0.5e-3
+
+/* The slice pccl runs with here: PCCL_SLICE_US, else its GPU default. */
+static long slice_us_env(void)
+{
+    const char *sl = getenv("PCCL_SLICE_US");
+    return sl && *sl ? atol(sl) : PCCL_SLICE_US_DEFAULT;
+}
+
 static double wait_bound_s(int watch, long slice_us)
 {
     const char *w = getenv("PCCL_WATCH_US");
@@ -740,8 +748,7 @@ static int cross_main(int n, int seeds, int iters, uint64_t seed, double secs, i
         return 77;
     }
     for (int d = 0; d < n; d++) x_prewarm(d);
-    const char *sl = getenv("PCCL_SLICE_US");
-    long slice_us = sl && *sl ? atol(sl) : PCCL_SLICE_US_DEFAULT;
+    long slice_us = slice_us_env();
     printf("# cross-rank: %d GPUs, each library at least %.1f s; pccl: at least %d seeds x %d iterations of the "
            "random-order test (seed %llu on); NCCL: one order; PCCL_SLICE_US=%ld\n", n, secs, seeds, iters,
            (unsigned long long)seed, slice_us);
@@ -869,8 +876,7 @@ static int x_proc_rank(int r, int n, int dev, pcclUniqueId id, procs_shared *sh,
     R.end_s = now_s() + secs;
     int h = x_run(&R, 1, 1, timeout_s);
     if (h) _exit(h);
-    const char *sl = getenv("PCCL_SLICE_US");
-    long slice_us = sl && *sl ? atol(sl) : PCCL_SLICE_US_DEFAULT;
+    long slice_us = slice_us_env();
     printf("# rank %d (pid %d, GPU %d): %lu iterations, %lu wrong elements, %lu fresh-kernel first launches\n", r,
            getpid(), dev, R.iters_done, R.wrong, R.fresh);
     print_slices(R.pc, r);
@@ -1050,7 +1056,7 @@ int main(int argc, char **argv)
     const int idle_ref = do_pccl && !do_nccl;
     if (do_nccl && run_lib(0, count, reps, cap_s, 0, &X, &R[0])) err = 1;
     if (do_pccl && run_lib(1, count, reps, cap_s, idle_ref, &X, &R[1])) err = 1;
-    long slice_us = sl && *sl ? atol(sl) : PCCL_SLICE_US_DEFAULT;
+    long slice_us = slice_us_env();
     printf("\n| main thread, while the other thread streams collectives | %s min / median / max ms | "
            "pccl min / median / max ms | collectives during a call (NCCL / pccl) | pccl within bound |\n",
            idle_ref ? "pccl idle (the reference)" : "NCCL");
