@@ -81,7 +81,7 @@ static void bad(const char *flag, const char *val, const char *why)
 }
 
 /* The side whose call failed ("A: ", "B: "), in PC's message. */
-static const char *where = "";
+static char where[8];
 
 #define PC(call)                                                                                          \
     do {                                                                                                  \
@@ -235,7 +235,7 @@ static void env_add(env_list *e, const char *flag, const char *v)
 static void side_open(side *s, size_t count)
 {
     const env_list *env = s->env;
-    where = s->name[0] == 'A' ? "A: " : "B: ";
+    snprintf(where, sizeof where, "%s: ", s->name);
     pcclConfig_t cfg = PCCL_CONFIG_INITIALIZER;
     cfg.sliceUs = s->slice_us;
     if (poller_cpu >= 0) pin(poller_cpu); /* the poller thread made in the init inherits it */
@@ -250,7 +250,7 @@ static void side_open(side *s, size_t count)
         PC(pcclMemAlloc(s->comm, &s->send[j], count * sizeof(float)));
         PC(pcclMemAlloc(s->comm, &s->recv[j], count * sizeof(float)));
     }
-    where = "";
+    where[0] = 0;
 }
 
 static void side_report(const side *s)
