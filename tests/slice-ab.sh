@@ -27,7 +27,7 @@ if expect "a run" 0 "" -- run "$ab"; then
   cp "$tmp/out" "$tmp/run"
   check "four rounds, two sets" test "$(grep -cE '^ +[1-4] +[12] +[0-9.]+ +[0-9.]+ +[0-9.]+$' "$tmp/run")" = 4
   check "each set's mean" grep -qE '^# A / B by set \(A made first in odd sets\): [0-9.]+ [0-9.]+$' "$tmp/run"
-  check "the interval" grep -qE '^# A / B: mean of the rounds [0-9.]+, 95% interval \[[0-9.]+, [0-9.]+\]' "$tmp/run"
+  check "the interval" grep -qE '^# A / B: mean of the rounds [0-9.]+, 95% interval \[-?[0-9.]+, [0-9.]+\]' "$tmp/run"
   check "A's 300 us slice relaunched" grep -qE '^# A \(PCCL_SLICE_US=300\): [1-9][0-9]* relaunches in the rounds; per relaunch' "$tmp/run"
   check "B's no slice did not" grep -qE '^# B \(PCCL_SLICE_US=0\): 0 relaunches' "$tmp/run"
 fi
