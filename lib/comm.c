@@ -56,7 +56,7 @@ static void comm_free(pcclComm_t c)
 #endif
     free(c->colls);
     free(c->gwatch);
-    free(c->noopq);
+    free(c->directq);
     free(c->swaits);
     free(c->held);
     pthread_mutex_destroy(&c->mu);

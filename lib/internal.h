@@ -23,7 +23,7 @@ typedef struct {
     size_t in_bytes, out_bytes;
     int inflight;             /* an invocation was submitted, not completed */
     int sleepers;             /* threads asleep on the cv for it (pcclWait, pcclWaitRun: pccl_sleep_locked) */
-    int noop;                 /* ... one that moves nothing, completed on the host (run.c, moves_nothing) */
+    int direct;               /* ... one the daemon does not run: one rank's, in place or a copy (direct.c) */
     int in_callback;
     pcclResult_t status;      /* of the last completed invocation          */
     pcclCallback_t cb;
@@ -123,10 +123,15 @@ struct pcclComm {
     int deferred;               /* destroyed or aborted from its own callback (comm.c) */
     struct pccl_gwatch *gwatch; /* stream.c: gated invocations in flight, their gates watched */
     int ngwatch;
-    /* run.c: invocations that move nothing whose callbacks the poller owes
-     * (a ring of PCCL_QUEUE_DEPTH ids; nnoop is read without mu by spins) */
-    int *noopq;
-    int noop_head, nnoop;
+    /* direct.c: one rank's invocations the daemon does not run, whose
+     * completions (a copy's end) or callbacks the poller owes: a ring of
+     * PCCL_QUEUE_DEPTH, in pcclRun's order; ndirect, direct_head and the
+     * entries are read without mu by spins (pccl_direct_ready) */
+    struct pccl_direct *directq;
+    int direct_head, ndirect;
+    uint64_t copies;            /* one rank's copies issued (be->copied counts those done; read without mu) */
+    uint64_t direct_runs;       /* direct invocations issued, ever (the poller's sign of activity) */
+    size_t one_rank_copy_bytes; /* PCCL_ONE_RANK_COPY_BYTES: out of place from this size a copy (0: never) */
     /* stream.c: the streams that carry a wait on a collective not yet
      * complete, against the hardware queues CUDA runs them on
      * (PCCL_STREAM_QUEUES; 0: not checked): warned once */
@@ -216,6 +221,14 @@ struct pccl_backend {
     /* Copies device memory out while the daemon runs, for the hang report
      * (dump.c); NULL where the daemon's memory is not safely readable. */
     pcclResult_t (*download)(pcclComm_t c, void *dst, const void *src, size_t n);
+    /* One rank's copies (direct.c): copy enqueues copy number seq (1, 2,
+     * ...; at most PCCL_QUEUE_DEPTH not yet seen done), n bytes from src to
+     * dst on pccl's copy stream; copied returns how many are done, in
+     * order, their output visible to the GPU's later work, and sets *failed
+     * where one failed.  copied is called without c->mu, by several threads
+     * at once (the spins). */
+    pcclResult_t (*copy)(pcclComm_t c, void *dst, const void *src, size_t n, uint64_t seq);
+    uint64_t (*copied)(pcclComm_t c, int *failed);
 };
 
 extern const pccl_backend pccl_host_backend;
@@ -356,8 +369,12 @@ int pccl_on_poller(pcclComm_t c);
  * end, the free) done by the poller once the callback returned. */
 void pccl_poll_idle_locked(pcclComm_t c);
 void pccl_teardown_deferred(pcclComm_t c);
-int pccl_drain(pcclComm_t c); /* noops' callbacks (run.c), then CQ entries in ticket order, completed; how many */
-int pccl_drain_noops_locked(pcclComm_t c);
+int pccl_drain(pcclComm_t c); /* direct invocations (direct.c), then CQ entries in ticket order, completed; how many */
+/* direct.c: one rank's invocations that the daemon does not run */
+int pccl_direct_kind(pcclComm_t c, const pccl_hcoll *h, const void *sendbuff, const void *recvbuff);
+pcclResult_t pccl_run_direct_locked(pcclComm_t c, int id, int kind, const void *sendbuff, void *recvbuff);
+int pccl_drain_direct_locked(pcclComm_t c, int own);
+int pccl_direct_ready(pcclComm_t c);
 int pccl_cq_ready_locked(pcclComm_t c); /* CQ entries posted, not drained yet */
 /* run.c: the checks pcclRun and the stream calls share (fn names the call),
  * and the submission of an invocation (buffers, then the SQ entry;

@@ -19,7 +19,7 @@ enum { K_BLOCKS, K_THREADS, K_CHUNK, K_SLOTS, K_SPIN_HEAD, K_SPIN_BASE, K_SPIN_M
        K_RELAUNCH_US, K_ORDER, K_CHAOS, K_CHAOS_SEED, K_MAX_COLLS, K_DEPTH, K_ARENA, K_PROFILE, K_INTERLEAVE,
        K_DYNAMIC, K_PEER_TIMEOUT, K_SLICE_US, K_SLICE_GAP_US, K_PROTO, K_ALGO, K_TRACE_LAT,
        K_WAIT_SPIN_US, K_SLICE_ALIGN, K_SLICE_EARLY_US, K_WATCH_US, K_HANG_DUMP_MS, K_SPREAD, K_CROSS_POLLS,
-       K_STREAM_QUEUES, K_N };
+       K_STREAM_QUEUES, K_ONE_RANK_COPY, K_N };
 static const knob_def knobs[K_N] = {
     [K_BLOCKS] = {"PCCL_BLOCKS", 64, 1, 1, PCCL_MAX_BLOCKS},
     /* at most the daemon's launch bound; at least a scheduling warp and a moving one */
@@ -94,6 +94,13 @@ static const knob_def knobs[K_N] = {
      * waits on collectives than that, and pccl warns once (stream.c).  0: no
      * check; the host backend's emulated streams share no queue */
     [K_STREAM_QUEUES] = {"PCCL_STREAM_QUEUES", 8, 0, 0, 1L << 20},
+    /* environment only: one rank's out-of-place invocation from this many
+     * bytes is a copy on pccl's copy stream, not the daemon's (direct.c);
+     * 0: never.  On one H200 back to back the daemon is faster up to 8 MiB
+     * (8.9-9.3 us against 11.5: a copy's driver calls and its event cost the
+     * host ~11 us however small), the copy from 16 MiB (10.9-11.6 against
+     * 18.0; results/onecopy-h200/, call 5) */
+    [K_ONE_RANK_COPY] = {"PCCL_ONE_RANK_COPY_BYTES", 16L << 20, 16L << 20, 0, 1L << 40},
 };
 
 /* Knobs whose values have names: the name's index is the value. */
@@ -127,7 +134,7 @@ static pcclResult_t knob(long cfg, int which, int host, long *out, int *dflt)
                                    : which == K_PROTO ? proto_names
                                    : which == K_ALGO  ? algo_names
                                                       : NULL;
-        int bytes = which == K_CHUNK || which == K_ARENA;
+        int bytes = which == K_CHUNK || which == K_ARENA || which == K_ONE_RANK_COPY;
         if (!named(names, e, &v)) {
             v = strtol(e, &end, 0);
             /* byte counts as pccl-perf's -b takes them: K, M, G (powers of 1024) */
@@ -176,7 +183,7 @@ pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host)
                     cfg->chaosSeed, cfg->maxColls, cfg->queueDepth, cfg->arenaBytes, cfg->profile, cfg->interleave,
                     cfg->dynamic, cfg->peerTimeoutMs, cfg->sliceUs, cfg->sliceGapUs, cfg->proto, cfg->algo,
                     cfg->traceLat, cfg->waitSpinUs, cfg->sliceAlign, cfg->sliceEarlyUs, cfg->watchUs,
-                    PCCL_CONFIG_UNSET, PCCL_CONFIG_UNSET, PCCL_CONFIG_UNSET, PCCL_CONFIG_UNSET};
+                    PCCL_CONFIG_UNSET, PCCL_CONFIG_UNSET, PCCL_CONFIG_UNSET, PCCL_CONFIG_UNSET, PCCL_CONFIG_UNSET};
     long v[K_N];
     int dflt[K_N];
     for (int i = 0; i < K_N; i++) {
@@ -227,6 +234,7 @@ pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host)
     c->proto = (int)v[K_PROTO];
     c->algo = (int)v[K_ALGO];
     c->stream_queues = (int)v[K_STREAM_QUEUES];
+    c->one_rank_copy_bytes = (size_t)v[K_ONE_RANK_COPY];
     if (!host && dflt[K_STREAM_QUEUES]) { /* CUDA's own setting, where the process made one */
         const char *e = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
         char *end = NULL;

@@ -88,8 +88,8 @@ void pccl_finish(pcclComm_t c, int id, pcclResult_t status)
     void *arg = h->cb_arg;
     h->status = status;
     h->inflight = 0;
-    if (!h->noop) h->completions++; /* the daemon's count (stream.c's tickets); run.c's noops are not in it */
-    h->noop = 0;
+    if (!h->direct) h->completions++; /* the daemon's count (stream.c's tickets); direct.c's are not in it */
+    h->direct = 0;
     if (h->held_pos >= 0 && h->completions >= h->waited) pccl_hold_release_locked(c, id); /* the last stream wait on it ends */
     c->outstanding--;
     c->completed++;
@@ -176,8 +176,8 @@ static int drain(pcclComm_t c, int own)
     }
 }
 
-int pccl_drain(pcclComm_t c) { return pccl_drain_noops_locked(c) + drain(c, 0); }
-int pccl_drain_own_locked(pcclComm_t c) { return drain(c, 1); }
+int pccl_drain(pcclComm_t c) { return pccl_drain_direct_locked(c, 0) + drain(c, 0); }
+int pccl_drain_own_locked(pcclComm_t c) { return drain(c, 1) + pccl_drain_direct_locked(c, 1); }
 
 /* One pause of a spin: the host backend's "GPUs" are threads that need the
  * cores, so there it yields. */
@@ -190,14 +190,14 @@ static void spin_pause(pcclComm_t c)
 }
 
 /* Spins without the lock until a CQ entry is there, a completion was
- * announced (another thread drained one: waiters look again), or `until`
- * passed; the poller's spin also ends at a noop's callback to run (run.c). */
-static void spin_cq(pcclComm_t c, uint64_t until, int poller)
+ * announced (another thread drained one: waiters look again), a direct
+ * invocation may complete (direct.c), or `until` passed. */
+static void spin_cq(pcclComm_t c, uint64_t until)
 {
     uint64_t w = c->wakes;
     pthread_mutex_unlock(&c->mu);
     while (!pccl_cq_pending(c) && __atomic_load_n(&c->wakes, __ATOMIC_RELAXED) == w && pccl_now_ns() < until &&
-           !(poller && __atomic_load_n(&c->nnoop, __ATOMIC_RELAXED)))
+           !pccl_direct_ready(c))
         spin_pause(c);
     pthread_mutex_lock(&c->mu);
 }
@@ -206,9 +206,9 @@ int pccl_wait_spin_locked(pcclComm_t c, uint64_t until)
 {
     if (pccl_now_ns() >= until) return 0;
     __atomic_store_n(&c->spinners, c->spinners + 1, __ATOMIC_RELAXED);
-    spin_cq(c, until, 0);
+    spin_cq(c, until);
     __atomic_store_n(&c->spinners, c->spinners - 1, __ATOMIC_RELAXED);
-    if (!pccl_drain_own_locked(c) && pccl_cq_pending(c)) {
+    if (!pccl_drain_own_locked(c) && (pccl_cq_pending(c) || pccl_direct_ready(c))) {
         /* a callback's entry first: the poller's turn */
         pthread_cond_signal(&c->poll_cv);
         pthread_mutex_unlock(&c->mu);
@@ -249,7 +249,7 @@ static void maybe_launch(pcclComm_t c, uint64_t now)
         c->quit_seen_ns = (int64_t)now;
         pccl_slice_on_end_locked(c);
     }
-    if (c->outstanding <= (uint64_t)c->nnoop) return; /* noops' callbacks alone: no daemon needed (run.c) */
+    if (c->outstanding <= (uint64_t)c->ndirect) return; /* direct invocations alone: no daemon needed (direct.c) */
     /* Completions first: the launch may have ended having completed what
      * was outstanding (a held launch ends once every invocation a stream
      * waits for is complete, before the host has seen it: stream.c). */
@@ -375,7 +375,7 @@ void *pccl_poller_main(void *arg)
     pthread_setname_np(pthread_self(), "pccl-poller"); /* named: tests count what is left */
     pccl_err_own_thread(1); /* its errors were no caller's: the communicator's (error.c) */
     pccl_watch_mute(1);     /* its driver calls (stream queries, relaunches) wait for no one */
-    uint64_t last_event = pccl_now_ns(), last_query = 0, seen = 0;
+    uint64_t last_event = pccl_now_ns(), last_query = 0, seen = 0; /* seen: invocations issued */
     pthread_mutex_lock(&c->mu);
     c->backoff_ns = c->relaunch_ns;
     while (c->stopping != 2) {
@@ -384,7 +384,7 @@ void *pccl_poller_main(void *arg)
         uint64_t now = pccl_now_ns();
         if (c->boot) pccl_boot_beat(c->boot); /* peers see this rank alive (health.c) */
         pccl_health_check(c, now);
-        if (n || c->submitted != seen) { last_event = now; seen = c->submitted; }
+        if (n || c->submitted + c->direct_runs != seen) { last_event = now; seen = c->submitted + c->direct_runs; }
         hang_report(c, now, n);
         watch_look(c, now);
         /* Near the end of a launch's slice, or once the watch asked for a
@@ -413,8 +413,8 @@ void *pccl_poller_main(void *arg)
              * sent every pcclRun and pcclWait to sleep on the mutex), then
              * yields. */
             pass_log(c, now, 'y', 0);
-            spin_cq(c, now + (slice_due ? 0 : c->poll_spin_ns), 1);
-            if (!pccl_cq_pending(c) && !__atomic_load_n(&c->nnoop, __ATOMIC_RELAXED)) {
+            spin_cq(c, now + (slice_due ? 0 : c->poll_spin_ns));
+            if (!pccl_cq_pending(c) && !pccl_direct_ready(c)) {
                 pthread_mutex_unlock(&c->mu);
                 sched_yield();
                 pthread_mutex_lock(&c->mu);

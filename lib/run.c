@@ -128,62 +128,6 @@ pcclResult_t pccl_submit_locked(pcclComm_t c, int id, const void *sendbuff, void
     return !fresh && !gap && !c->be->running(c) ? pccl_launch_locked(c) : pcclSuccess;
 }
 
-/* One rank's invocation in place moves nothing: each step of its program
- * would copy the buffer onto itself (pccl_fill skips such a copy), so it
- * completes here, without the daemon, as NCCL's does (nccl-tests: 0.2-0.4
- * us back to back; through the daemon 3.3 us at 8 B, 18 at 512 MiB, on one
- * H200; 0.6-1.1 us now: results/noop-h200/).  Not avg: x / 1 may differ
- * from x in its bits (a signalling NaN comes out quiet), and the daemon
- * divides.  Only here, not for a stream: a stream invocation's ticket is
- * the daemon's own count (stream.c), and its gate orders it after the
- * stream's work. */
-static int moves_nothing(pcclComm_t c, const pccl_hcoll *h, const void *sendbuff, const void *recvbuff)
-{
-    int t = h->dev.type;
-    return c->nranks == 1 && sendbuff == recvbuff &&
-           (h->dev.op != pcclAvg || t == pcclCollAllGather || t == pcclCollBroadcast);
-}
-
-/* Completes such an invocation: at once without a callback; with one, the
- * poller runs it (every callback runs there, and pcclRun may be called from
- * a callback: run here, a chain of them would nest without end).  Neither
- * issued nor completions counts it: they are the daemon's counts, which a
- * stream's tickets and gates name (stream.c). */
-static pcclResult_t run_noop_locked(pcclComm_t c, int id)
-{
-    pccl_hcoll *h = &c->colls[id];
-    int depth = c->G.k.depth;
-    if (h->cb && !c->noopq && !(c->noopq = malloc(sizeof *c->noopq * (size_t)depth)))
-        return pccl_err(c, pcclSystemError, "pcclRun: out of host memory");
-    h->inflight = h->noop = 1;
-    pccl_count_outstanding_locked(c);
-    if (!h->cb) {
-        pccl_finish(c, id, pcclSuccess);
-        return pcclSuccess;
-    }
-    /* at most depth outstanding (pccl_run_check_locked): the ring never fills */
-    c->noopq[(c->noop_head + c->nnoop) % depth] = id;
-    __atomic_store_n(&c->nnoop, c->nnoop + 1, __ATOMIC_RELAXED);
-    pthread_cond_signal(&c->poll_cv);
-    return pcclSuccess;
-}
-
-/* The poller's part (mu held): the callbacks of such invocations, in the
- * order of their pcclRun calls; one finished by an abort meanwhile is
- * skipped.  Returns how many were taken. */
-int pccl_drain_noops_locked(pcclComm_t c)
-{
-    int n = 0;
-    while (c->nnoop) {
-        int id = c->noopq[c->noop_head];
-        c->noop_head = (c->noop_head + 1) % c->G.k.depth;
-        __atomic_store_n(&c->nnoop, c->nnoop - 1, __ATOMIC_RELAXED);
-        n++;
-        if (c->colls[id].inflight && c->colls[id].noop) pccl_finish(c, id, pcclSuccess); /* mu dropped there */
-    }
-    return n;
-}
-
 pcclResult_t pcclRun(pcclComm_t c, int id, const void *sendbuff, void *recvbuff, pcclCallback_t cb, void *arg)
 {
     uint64_t t0 = pccl_now_ns(); /* PCCL_TRACE_LAT's "run" counts the handle's check too (20 ns) */
@@ -197,8 +141,9 @@ pcclResult_t pcclRun(pcclComm_t c, int id, const void *sendbuff, void *recvbuff,
     pccl_hcoll *h = &c->colls[id];
     h->cb = cb;
     h->cb_arg = arg;
-    if (moves_nothing(c, h, sendbuff, recvbuff)) {
-        r = run_noop_locked(c, id);
+    int direct = pccl_direct_kind(c, h, sendbuff, recvbuff); /* one rank's: without the daemon (direct.c) */
+    if (direct) {
+        r = pccl_run_direct_locked(c, id, direct, sendbuff, recvbuff);
         pthread_mutex_unlock(&c->mu);
         return r;
     }

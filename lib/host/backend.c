@@ -40,6 +40,8 @@ typedef struct {
      * daemon runs, as a driver call caught behind a drain (a lazy module
      * load on another thread) or a copy queued behind the daemon does */
     int upload_drains;
+    pcclStream_t copy; /* one rank's copies (lib/direct.c): made at the first */
+    uint64_t copied;   /* of them, done (the stream stores it) */
     pthread_mutex_t ctx_mu;
 } host_bk;
 
@@ -296,6 +298,25 @@ static pcclResult_t h_devsync(pcclComm_t c)
     return pcclSuccess;
 }
 
+/* One rank's copies (lib/direct.c) on the communicator's own copy stream,
+ * a host stream of its own made at the first, as the GPU's copy stream:
+ * each copy runs on the stream's thread, after pcclRun returned, then the
+ * stream stores its number. */
+static pcclResult_t h_copy(pcclComm_t c, void *dst, const void *src, size_t n, uint64_t seq)
+{
+    host_bk *h = c->bk;
+    pcclResult_t r = h->copy ? pcclSuccess : pcclHostStreamCreate(c, &h->copy);
+    if (!r) r = pccl_host_stream_copy(c, h->copy, dst, src, n);
+    if (!r) r = pccl_host_stream_write(c, h->copy, &h->copied, seq);
+    return r;
+}
+
+static uint64_t h_copied(pcclComm_t c, int *failed)
+{
+    (void)failed; /* a memcpy does not fail */
+    return pccl_ld_acq(&((host_bk *)c->bk)->copied);
+}
+
 static pcclResult_t h_check_buf(pcclComm_t c, const void *p, size_t bytes, const char *what)
 {
     if (!p && bytes) return pccl_err(c, pcclInvalidArgument, "pcclRun: %s is NULL", what);
@@ -335,4 +356,5 @@ const pccl_backend pccl_host_backend = {
     h_launch, h_running, h_devsync, h_check_buf, h_alloc, h_free, h_count, h_forget,
     pccl_host_stream_check, pccl_host_stream_write, pccl_host_stream_wait, h_set_flags, h_launch_wait,
     NULL, /* download: the emulated GPUs write their memory without atomics */
+    h_copy, h_copied,
 };

@@ -55,6 +55,7 @@ void pccl_host_gather_exec(const pccl_job *j); /* PCCL_GATHER's, either protocol
 pcclResult_t pccl_host_stream_check(pcclComm_t c, void *stream);
 pcclResult_t pccl_host_stream_write(pcclComm_t c, void *stream, uint64_t *p, uint64_t v);
 pcclResult_t pccl_host_stream_wait(pcclComm_t c, void *stream, uint64_t *p, uint64_t v);
+pcclResult_t pccl_host_stream_copy(pcclComm_t c, void *stream, void *dst, const void *src, size_t n);
 void pccl_host_streams_sync(pcclComm_t c);
 void pccl_host_streams_drop(pcclComm_t c);
 

@@ -2,7 +2,8 @@
  *
  * A stream is a FIFO of operations run in order by the stream's own thread,
  * as a GPU's front end runs a CUDA stream: host functions
- * (pcclHostStreamLaunch, cudaLaunchHostFunc's twin), and pccl's flag store
+ * (pcclHostStreamLaunch, cudaLaunchHostFunc's twin), a copy
+ * (cudaMemcpyAsync's, for one rank's copies: lib/direct.c), and pccl's flag store
  * and flag wait (cuStreamWriteValue64 / cuStreamWaitValue64's twins:
  * release store after the earlier operations, acquire poll before the later
  * ones).  A wait polls with a short sleep, never holding a lock: it ends when
@@ -18,12 +19,12 @@
 
 #include "host.h"
 
-enum { OP_FN, OP_WRITE, OP_WAIT };
+enum { OP_FN, OP_WRITE, OP_WAIT, OP_COPY };
 typedef struct {
     int kind;
     void (*fn)(void *);
     void *arg;
-    uint64_t *p, v;
+    uint64_t *p, v; /* OP_COPY: v bytes from arg to p */
 } hs_op;
 
 typedef struct hstream {
@@ -60,6 +61,7 @@ static void run_op(hstream *s, const hs_op *o)
 {
     if (o->kind == OP_FN) o->fn(o->arg);
     else if (o->kind == OP_WRITE) pccl_st_rel(o->p, o->v);
+    else if (o->kind == OP_COPY) memcpy(o->p, o->arg, (size_t)o->v);
     else /* CUDA's GEQ is cyclic: (int64_t)(*p - v) >= 0 */
         for (int i = 0; (int64_t)(pccl_ld_acq(o->p) - o->v) < 0; i++) {
             if (i < 64) sched_yield();
@@ -225,6 +227,11 @@ pcclResult_t pccl_host_stream_write(pcclComm_t c, void *stream, uint64_t *p, uin
 pcclResult_t pccl_host_stream_wait(pcclComm_t c, void *stream, uint64_t *p, uint64_t v)
 {
     return push_flag(c, stream, (hs_op){OP_WAIT, NULL, NULL, p, v});
+}
+
+pcclResult_t pccl_host_stream_copy(pcclComm_t c, void *stream, void *dst, const void *src, size_t n)
+{
+    return push_flag(c, stream, (hs_op){OP_COPY, NULL, (void *)src, dst, n});
 }
 
 /* The device synchronization's share: the work enqueued on c's streams

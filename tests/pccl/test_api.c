@@ -720,6 +720,10 @@ static void test_bad_env(void)
     env_case("PCCL_ARENA_BYTES", "2048G", pcclInvalidArgument); /* 2^41, above the 2^40 allowed */
     env_case("PCCL_ARENA_BYTES", "99999999999999G", pcclInvalidArgument); /* would overflow */
     env_case("PCCL_BLOCKS", "2K", pcclInvalidArgument); /* not a byte count */
+    env_case("PCCL_ONE_RANK_COPY_BYTES", "4M", pcclSuccess);
+    env_case("PCCL_ONE_RANK_COPY_BYTES", "0", pcclSuccess); /* never */
+    env_case("PCCL_ONE_RANK_COPY_BYTES", "-1", pcclInvalidArgument);
+    env_case("PCCL_ONE_RANK_COPY_BYTES", "4MB", pcclInvalidArgument);
     env_case("PCCL_ORDER", "bogus", pcclInvalidArgument);
     env_case("PCCL_ORDER", "priority", pcclSuccess);
     env_case("PCCL_PROTO", "bogus", pcclInvalidArgument);

@@ -399,6 +399,190 @@ static void test_noop_one_rank(void)
     pt_end();
 }
 
+/* ---- one rank out of place from PCCL_ONE_RANK_COPY_BYTES: a copy (direct.c) ---- */
+
+#define COPY_CHAIN 500
+
+typedef struct {
+    int order[8], n; /* ids in the order their callbacks ran (atomic n) */
+    int on_caller;
+    pthread_t caller;
+} copy_rec;
+
+static void record_cb(int id, pcclResult_t st, void *arg)
+{
+    copy_rec *r = arg;
+    r->on_caller += pthread_equal(pthread_self(), r->caller) != 0;
+    int i = __atomic_fetch_add(&r->n, 1, __ATOMIC_ACQ_REL);
+    if (i < 8) r->order[i] = st == pcclSuccess ? id : -100 - id;
+}
+
+typedef struct {
+    pcclComm_t c;
+    int id, left, ran, wrong;
+    int32_t *in, *out;
+} copy_chain;
+
+/* Re-invokes itself from the poller, each copy's output checked first. */
+static void copy_cb(int id, pcclResult_t st, void *arg)
+{
+    copy_chain *k = arg;
+    k->ran++;
+    for (int i = 0; i < HP_COUNT; i++) k->wrong += k->out[i] != k->in[i];
+    for (int i = 0; i < HP_COUNT; i++) k->in[i]++, k->out[i] = -1;
+    if (st == pcclSuccess && __atomic_sub_fetch(&k->left, 1, __ATOMIC_RELEASE) > 0 &&
+        pcclRun(k->c, k->id, k->in, k->out, copy_cb, k) != pcclSuccess)
+        __atomic_store_n(&k->left, -1000000, __ATOMIC_RELEASE);
+}
+
+static int same(const int32_t *a, const int32_t *b, int n)
+{
+    int wrong = 0;
+    for (int i = 0; i < n; i++) wrong += a[i] != b[i];
+    return wrong;
+}
+
+static void fill(int32_t *in, int32_t *out, int n, int seed)
+{
+    for (int i = 0; i < n; i++) in[i] = seed * 1000 + 3 * i - 50, out[i] = -1;
+}
+
+static void test_copy_one_rank(void)
+{
+    enum { N = HP_COUNT, NC = 5 };
+    pt_begin("hostpath one rank out of place: a copy", 60);
+    /* N int32 are 400 bytes: copies from there; read at init */
+    const char *old = getenv("PCCL_ONE_RANK_COPY_BYTES");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("PCCL_ONE_RANK_COPY_BYTES", "400", 1);
+    pcclConfig_t cfg = hp_config(100000, 0);
+    pcclComm_t c;
+    int bad = pt_init(&c, 1, &cfg);
+    if (saved) setenv("PCCL_ONE_RANK_COPY_BYTES", saved, 1);
+    else unsetenv("PCCL_ONE_RANK_COPY_BYTES");
+    free(saved);
+    if (bad) { pt_end(); return; }
+    int id[NC], avg, small;
+    PT_OK(pcclRegisterAllReduce(c, N, pcclInt32, pcclSum, 0, &id[0]));
+    PT_OK(pcclRegisterAllGather(c, N, pcclInt32, 0, &id[1]));
+    PT_OK(pcclRegisterReduceScatter(c, N, pcclInt32, pcclMax, 0, &id[2]));
+    PT_OK(pcclRegisterReduce(c, N, pcclInt32, pcclProd, 0, 0, &id[3]));
+    PT_OK(pcclRegisterBroadcast(c, N, pcclInt32, 0, 0, &id[4]));
+    PT_OK(pcclRegisterAllReduce(c, N, pcclInt32, pcclAvg, 0, &avg));       /* avg: the daemon's */
+    PT_OK(pcclRegisterAllReduce(c, N / 2, pcclInt32, pcclSum, 0, &small)); /* 200 bytes: the daemon's */
+    int32_t *in = malloc(N * sizeof *in), *out[NC];
+    for (int k = 0; k < NC; k++) out[k] = malloc(N * sizeof *out[k]);
+    pcclStats_t st0, st1;
+    PT_OK(pcclCommGetStats(c, &st0));
+    /* no callback: pcclWait returns once the copy stream copied it */
+    int wrong = 0;
+    for (int k = 0; k < NC; k++) {
+        fill(in, out[k], N, k);
+        PT_OK(pcclRun(c, id[k], in, out[k], NULL, NULL));
+        PT_OK(pcclWait(c, id[k]));
+        wrong += same(in, out[k], N);
+    }
+    PT_CHECK(wrong == 0, "%d wrong elements after one rank's copies", wrong);
+    PT_OK(pcclCommGetStats(c, &st1));
+    PT_CHECK(st1.launches == st0.launches && st1.blockCompletions == st0.blockCompletions,
+             "one rank's copies reached the daemon: %llu launches, %llu block completions",
+             (unsigned long long)(st1.launches - st0.launches),
+             (unsigned long long)(st1.blockCompletions - st0.blockCompletions));
+    PT_CHECK(st1.completed == st0.completed + NC, "completed %llu, expected %d",
+             (unsigned long long)(st1.completed - st0.completed), NC);
+    /* avg, and sizes below the threshold: the daemon */
+    int32_t *o2 = malloc(N * sizeof *o2);
+    fill(in, o2, N, 9);
+    PT_OK(pcclRun(c, avg, in, o2, NULL, NULL));
+    PT_OK(pcclWait(c, avg));
+    wrong = same(in, o2, N);
+    PT_OK(pcclCommGetStats(c, &st1));
+    PT_CHECK(st1.launches > st0.launches, "avg out of place on one rank did not launch the daemon");
+    /* the daemon's, so counted: the stream invocation after it takes the
+     * ticket after next */
+    pcclStream_t s;
+    PT_OK(pcclHostStreamCreate(c, &s));
+    uint64_t t1, t2;
+    PT_OK(pcclRunAfter(c, small, in, o2, s, &t1));
+    PT_OK(pcclWaitRun(c, small, t1));
+    fill(in, o2, N, 10);
+    PT_OK(pcclRun(c, small, in, o2, NULL, NULL));
+    PT_OK(pcclWait(c, small));
+    wrong += same(in, o2, N / 2) + (o2[N / 2] != -1);
+    PT_OK(pcclRunAfter(c, small, in, o2, s, &t2));
+    PT_OK(pcclWaitRun(c, small, t2));
+    PT_CHECK(t2 == t1 + 2, "200 bytes out of place (below 400) not counted by the daemon: tickets %llu, %llu",
+             (unsigned long long)t1, (unsigned long long)t2);
+    PT_CHECK(wrong == 0, "%d wrong elements through the daemon", wrong);
+    /* callbacks on the poller, in pcclRun's order: copies and in-place
+     * invocations (complete at once, but queued behind the copies) */
+    copy_rec rec = {.caller = pthread_self()};
+    fill(in, out[0], N, 11);
+    for (int k = 0; k < NC; k++) {
+        if (k % 2 == 0) PT_OK(pcclRun(c, id[k], in, out[k], record_cb, &rec));
+        else PT_OK(pcclRun(c, id[k], out[k], out[k], record_cb, &rec));
+    }
+    PT_OK(pcclWaitAll(c));
+    int n = __atomic_load_n(&rec.n, __ATOMIC_ACQUIRE), misordered = 0;
+    for (int k = 0; k < NC && k < n; k++) misordered += rec.order[k] != id[k];
+    PT_CHECK(n == NC && misordered == 0 && rec.on_caller == 0,
+             "%d callbacks (expected %d), %d out of pcclRun's order, %d on the calling thread", n, NC, misordered,
+             rec.on_caller);
+    PT_CHECK(same(in, out[0], N) == 0 && same(in, out[2], N) == 0 && same(in, out[4], N) == 0,
+             "a copy with a callback wrote wrong data");
+    /* a chain of copies, each issued by the callback of the one before */
+    fill(in, out[0], N, 12);
+    copy_chain k = {c, id[0], COPY_CHAIN, 0, 0, in, out[0]};
+    PT_OK(pcclRun(c, id[0], in, out[0], copy_cb, &k));
+    double t0 = now_s();
+    while (__atomic_load_n(&k.left, __ATOMIC_ACQUIRE) > 0 && now_s() - t0 < 20) usleep(1000);
+    PT_OK(pcclWaitAll(c));
+    PT_CHECK(__atomic_load_n(&k.left, __ATOMIC_ACQUIRE) == 0 && k.ran == COPY_CHAIN && k.wrong == 0,
+             "chain of %d copies: %d callbacks ran, %d wrong elements (left %d)", COPY_CHAIN, k.ran, k.wrong,
+             __atomic_load_n(&k.left, __ATOMIC_ACQUIRE));
+    /* the daemon's counts skip copies: a stream invocation between them
+     * takes the next ticket, and still runs on the daemon */
+    uint64_t last = 0;
+    int bad_ticket = 0;
+    wrong = 0;
+    for (int it = 0; it < ck_scaled(20, 6); it++) {
+        uint64_t t;
+        fill(in, out[1], N, 20 + it);
+        PT_OK(pcclRun(c, id[1], in, out[1], NULL, NULL));
+        PT_OK(pcclWait(c, id[1]));
+        wrong += same(in, out[1], N);
+        fill(in, out[1], N, 40 + it);
+        PT_OK(pcclRunAfter(c, id[1], in, out[1], s, &t));
+        PT_OK(pcclWaitRun(c, id[1], t));
+        wrong += same(in, out[1], N);
+        bad_ticket += t != last + 1;
+        last = t;
+        ck_watchdog_kick();
+    }
+    PT_CHECK(bad_ticket == 0, "%d stream tickets counted a copy", bad_ticket);
+    PT_CHECK(wrong == 0, "%d wrong elements between copies and stream invocations", wrong);
+    PT_OK(pcclHostStreamDestroy(s));
+    /* pcclDeviceSynchronize waits for the copy stream, and completes the copy */
+    fill(in, out[3], N, 60);
+    PT_OK(pcclRun(c, id[3], in, out[3], NULL, NULL));
+    PT_OK(pcclDeviceSynchronize(c));
+    int done = 0;
+    PT_OK(pcclTest(c, id[3], &done));
+    PT_CHECK(done == 1 && same(in, out[3], N) == 0, "after pcclDeviceSynchronize: done %d, %d wrong elements", done,
+             same(in, out[3], N));
+    /* destroy with a copy's callback pending runs it, once, after the copy */
+    hp_cb cb = {0};
+    fill(in, out[2], N, 61);
+    PT_OK(pcclRun(c, id[2], in, out[2], slow_cb, &cb));
+    pt_destroy(&c, 1);
+    PT_CHECK(__atomic_load_n(&cb.finished, __ATOMIC_ACQUIRE) && same(in, out[2], N) == 0,
+             "destroy returned before a pending copy's callback ran, or the copy was wrong");
+    free(in);
+    free(o2);
+    for (int i = 0; i < NC; i++) free(out[i]);
+    pt_end();
+}
+
 /* ---- PCCL_TRACE_LAT ----------------------------------------------------- */
 
 /* Destroys p with stderr in a file; returns what was printed (malloc'd). */
@@ -499,6 +683,8 @@ int pt_register_hostpath(void)
         !CU_add_test(s, "abort releases a spinning waiter at once", test_abort_spinning_waiter) ||
         !CU_add_test(s, "pcclWaitRun spins and drains, exact", test_waitrun_spin) ||
         !CU_add_test(s, "one rank in place completes on the host; the daemon's counts skip it", test_noop_one_rank) ||
+        !CU_add_test(s, "one rank out of place from PCCL_ONE_RANK_COPY_BYTES: a copy, in order, exact",
+                     test_copy_one_rank) ||
         !CU_add_test(s, "PCCL_TRACE_LAT: every invocation once, hops that add up", test_trace) ||
         !CU_add_test(s, "PCCL_TRACE_LAT and PCCL_WAIT_SPIN_US: bad values refused by name", test_knob_ranges))
         return -1;
