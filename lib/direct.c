@@ -11,10 +11,11 @@
  *   copy stream.  The daemon copies on its own blocks (64 at most, 1.85
  *   TB/s at 512 MiB on one H200, results/one-rank-h200/), a stream's copy
  *   over the whole GPU at 2.1, even beside a busy daemon: back to back 512
- *   MiB 255.2-255.5 us as a copy, 292.1-292.4 through the daemon,
- *   nccl-tests 256.2 (results/onecopy-h200/, call 5).  Below 16 MiB the
- *   daemon is faster back to back: a copy costs the host ~11 us however
- *   small (its driver calls and its event).
+ *   MiB 255.5-255.6 us as a copy, 291.4-291.8 through the daemon,
+ *   nccl-tests 255.5-255.7; round trip 274-275 against 326-336, nccl-tests
+ *   264-265 (results/onecopy-h200/, call 8).  Below 16 MiB the daemon is
+ *   faster back to back: a copy costs the host ~9-14 us however small (its
+ *   driver calls and its event's queries).
  * Not avg: x / 1 may differ from x in its bits (a signalling NaN comes out
  * quiet), and the daemon divides.  Only pcclRun, not a stream: a stream
  * invocation's ticket is the daemon's own count (stream.c), and its gate

@@ -96,10 +96,12 @@ static const knob_def knobs[K_N] = {
     [K_STREAM_QUEUES] = {"PCCL_STREAM_QUEUES", 8, 0, 0, 1L << 20},
     /* environment only: one rank's out-of-place invocation from this many
      * bytes is a copy on pccl's copy stream, not the daemon's (direct.c);
-     * 0: never.  On one H200 back to back the daemon is faster up to 8 MiB
-     * (8.9-9.3 us against 11.5: a copy's driver calls and its event cost the
-     * host ~11 us however small), the copy from 16 MiB (10.9-11.6 against
-     * 18.0; results/onecopy-h200/, call 5) */
+     * 0: never.  On one H200 (results/onecopy-h200/) the copy is faster
+     * round trip from 2 MiB (14.2-15.7 us against 21.1-22.1, call 8), but
+     * back to back its host path costs ~9-14 us however small: at 8 MiB
+     * 9.6-10.0 against the daemon's 9.1-9.3 (call 8), 12.7-13.9 against
+     * 9.3-9.6 in the five collectives' table (calls 9 and 6); from 16 MiB
+     * the copy both ways (16 MiB back to back 11.0 against 17.2) */
     [K_ONE_RANK_COPY] = {"PCCL_ONE_RANK_COPY_BYTES", 16L << 20, 16L << 20, 0, 1L << 40},
 };
 

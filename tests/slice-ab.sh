@@ -31,6 +31,12 @@ if expect "a run" 0 "" -- run "$ab"; then
   check "A's 300 us slice relaunched" grep -qE '^# A \(PCCL_SLICE_US=300\): [1-9][0-9]* relaunches in the rounds; per relaunch' "$tmp/run"
   check "B's no slice did not" grep -qE '^# B \(PCCL_SLICE_US=0\): 0 relaunches' "$tmp/run"
 fi
+# One rank's copies skip the daemon (lib/direct.c): the tool keeps every invocation on it, so that a
+# size from PCCL_ONE_RANK_COPY_BYTES's default on still meets the slice
+if expect "16 MiB through the daemon" 0 "PCCL_ONE_RANK_COPY_BYTES=0 \\(set by pccl-slice-ab" -- \
+    "$ab" -b 16M -n 12 -r 2 --sets 1 -w 2 --slice-us 300 --idle-ms 5; then
+  check "A's slice relaunched at 16 MiB" grep -qE '^# A \(PCCL_SLICE_US=300\): [1-9][0-9]* relaunches' "$tmp/out"
+fi
 # A knob set for one side alone: out of range there, so that side's init fails and names it; and the
 # environment's own value is back for the other (out of range too here: only A's override is valid)
 expect "--a-env reaches A"   1 "^pccl-slice-ab: A: pcclCommInitAllConfig.*PCCL_QUEUE_DEPTH=1 out of range" -- "$ab" --a-env PCCL_QUEUE_DEPTH=1

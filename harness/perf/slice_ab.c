@@ -57,7 +57,8 @@ static const char *usage =
     "one GPU: two communicators in one process, A with the slice, B without (or with\n"
     "--base-us), run in turn, -n iterations each, -r rounds; the mean of the rounds'\n"
     "A / B with its 95% interval.  Other knobs from the environment (PCCL_*), alike on both\n"
-    "but for --a-env and --b-env.\n"
+    "but for --a-env and --b-env; PCCL_ONE_RANK_COPY_BYTES 0 unless set there (one rank's\n"
+    "large invocations would be copies outside the daemon, which no slice touches).\n"
     "  -b BYTES       bytes per all-reduce, a multiple of 4 (K, M, G: powers of 1024) [8]\n"
     "  -n ITERS       iterations per run [20000]\n"
     "  -r ROUNDS      rounds (one run of A and one of B each), 2 to 10000 [24]\n"
@@ -361,9 +362,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "pccl-slice-ab: out of memory\n");
         return 1;
     }
+    /* The daemon's slice is what is measured: one rank's large out-of-place
+     * invocations would be copies on pccl's copy stream (lib/direct.c), no
+     * daemon in them, unless the environment says otherwise. */
+    const char *copy_env = getenv("PCCL_ONE_RANK_COPY_BYTES");
+    if (!copy_env || !*copy_env) setenv("PCCL_ONE_RANK_COPY_BYTES", "0", 1);
     printf("# pccl-slice-ab: %zu B float sum all-reduce, out of place, back to back (%d in flight), %ld iterations a run, "
            "%d rounds in %d sets; A: PCCL_SLICE_US=%ld, B: PCCL_SLICE_US=%ld; pollers on CPU %d%s\n",
            bytes, depth, iters, rounds, sets, slice_us, base_us, poller_cpu, poller_cpu < 0 ? " (not pinned)" : "");
+    printf("# PCCL_ONE_RANK_COPY_BYTES=%s%s\n", getenv("PCCL_ONE_RANK_COPY_BYTES"),
+           copy_env && *copy_env ? " (the environment's)" : " (set by pccl-slice-ab: every invocation through the daemon)");
     for (int i = 0; i < aenv.n; i++) printf("# A: %s\n", aenv.kv[i]);
     for (int i = 0; i < benv.n; i++) printf("# B: %s\n", benv.kv[i]);
     printf("%6s %4s %12s %12s %10s\n", "round", "set", "A (us/op)", "B (us/op)", "A / B");

@@ -8,9 +8,14 @@
  * Timed two ways: gpu, all -n copies and signals issued at once, one event pair around them (the GPU's
  * cost of the signal); ring4, at most 4 outstanding, the host waiting for the oldest's signal before it
  * issues the next (the host's too).  plain: copies alone, as nccl-tests times them.
- *   probe2 [-n N]     one line per size.  Exit 0 after the table; 1 a CUDA call failed. */
+ * With --rt (call 7): the round trip instead, each copy waited for before the next: by its event,
+ * one thread spinning on cudaEventQuery (ev-rt), two threads spinning on it (ev2-rt: a second thread
+ * queries too, as pccl's poller does beside a waiter), cudaStreamSynchronize (sync-rt, nccl-tests'
+ * -z 1), the stream write (wb-rt).
+ *   probe2 [-n N] [--rt]     one line per size.  Exit 0 after the table; 1 a CUDA call failed. */
 #include <cuda.h>
 #include <cuda_runtime.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,10 +48,64 @@ static void wait_for(int kind, uint64_t i)
     CK(e);
 }
 
+/* --rt's second querier: spins on the newest event until told to stop. */
+static volatile int q_stop, q_on;
+static volatile uint64_t q_seq;
+static void *querier(void *a)
+{
+    (void)a;
+    while (!q_stop) {
+        if (!q_on) continue;
+        uint64_t i = q_seq;
+        cudaEventQuery(ring[i % 4]);
+    }
+    return NULL;
+}
+
+static void round_trips(int n)
+{
+    size_t maxb = (size_t)512 << 20;
+    pthread_t th;
+    pthread_create(&th, NULL, querier, NULL);
+    printf("%10s %8s %8s %8s %8s   (us per copy, round trip)\n", "bytes", "ev-rt", "ev2-rt", "sync-rt", "wb-rt");
+    for (size_t b = 8; b <= maxb; b *= 4) {
+        int reps = b >= ((size_t)64 << 20) ? n / 4 + 1 : n;
+        printf("%10zu", b);
+        for (int k = 0; k < 4; k++) {
+            for (int w = 0; w < 10; w++) CK(cudaMemcpyAsync(dst, src, b, cudaMemcpyDeviceToDevice, s));
+            CK(cudaStreamSynchronize(s));
+            q_on = k == 1;
+            double t0 = now_us();
+            for (int i = 0; i < reps; i++) {
+                ++seq;
+                if (k == 3) {
+                    issue(0, b, seq);
+                    wait_for(0, seq);
+                    continue;
+                }
+                CK(cudaMemcpyAsync(dst, src, b, cudaMemcpyDeviceToDevice, s));
+                if (k == 2) { CK(cudaStreamSynchronize(s)); continue; }
+                CK(cudaEventRecord(ring[seq % 4], s));
+                q_seq = seq;
+                wait_for(2, seq);
+            }
+            q_on = 0;
+            printf(" %8.2f", (now_us() - t0) / reps);
+        }
+        printf("\n");
+        fflush(stdout);
+    }
+    q_stop = 1;
+    pthread_join(th, NULL);
+}
+
 int main(int argc, char **argv)
 {
-    int n = 200;
-    for (int i = 1; i < argc; i++) if (!strcmp(argv[i], "-n") && i + 1 < argc) n = atoi(argv[++i]);
+    int n = 200, rt = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-n") && i + 1 < argc) n = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--rt")) rt = 1;
+    }
     CK(cudaSetDevice(0));
     cudaDriverEntryPointQueryResult q;
     CK(cudaGetDriverEntryPointByVersion("cuStreamWriteValue64", (void **)&write64, 12000, cudaEnableDefault, &q));
@@ -61,6 +120,10 @@ int main(int argc, char **argv)
     for (int i = 0; i < 4; i++) CK(cudaEventCreateWithFlags(&ring[i], cudaEventDisableTiming));
     CK(cudaHostAlloc((void **)&word, 64, cudaHostAllocMapped));
     CK(cudaHostGetDevicePointer((void **)&dword, (void *)word, 0));
+    if (rt) {
+        round_trips(n);
+        return 0;
+    }
     const char *kn[3] = {"wb", "wn", "ev"};
     printf("%10s %8s", "bytes", "plain");
     for (int k = 0; k < 3; k += 2) printf("  %6s-gpu %6s-ring4", kn[k], kn[k]);

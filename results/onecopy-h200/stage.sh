@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../.."
 d=.dev/oc; rm -rf $d; mkdir -p $d/nt
 grep -qx '/.dev/' .git/info/exclude 2>/dev/null || echo /.dev/ >> .git/info/exclude
 nvcc -O2 -arch=sm_90 -Ilib -o $d/probe results/onecopy-h200/probe.cu build/libpccl.a -lcuda -lpthread
-nvcc -O2 -arch=sm_90 -o $d/probe2 results/onecopy-h200/probe2.cu -lcuda
+nvcc -O2 -arch=sm_90 -o $d/probe2 results/onecopy-h200/probe2.cu -lcuda -lpthread
 for b in pccl-gpu-test pccl-deadlock nccl-deadlock pccl-multiproc pccl-share pccl-stream pccl-fault pccl-perf pccl-perf-proc \
          pccl-example; do
   cp build/gpu/$b $d/

@@ -191,7 +191,7 @@ static void check_slice_log(const char *path, const unsigned long long *want, in
     if (!f) return;
     char line[512];
     unsigned long long got[2] = {0, 0};
-    int headers = 0, bad = 0;
+    int headers = 0, bad = 0, with_work = 0, planned = 0;
     while (fgets(line, sizeof line, f)) {
         if (!strncmp(line, "rank,", 5)) {
             headers++;
@@ -211,14 +211,22 @@ static void check_slice_log(const char *path, const unsigned long long *want, in
         int n = sscanf(line, "%d,%llu,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%llu,%llu,%lf,%lf,%lf", &rank, &launch,
                        &late, &drain, &idle, &dead, &spread, &refill, &pick, &work, &gap, &call, &queued, &owed, &cq1,
                        &lat, &plan);
-        if (n != 17 || (work >= 0 && plan < 0) || rank < 0 || rank >= nranks || queued < 1 || owed > queued ||
+        /* plan -1 with work found: block 0 ended the relaunch at its first
+         * look (its deadline past, on a loaded machine), before it fetched,
+         * while another block restored saved work; seen once in make test
+         * (late 1559.7 us).  So a missing plan is allowed, not a plan in
+         * none of the lines with work (below). */
+        if (n != 17 || plan < -1 || rank < 0 || rank >= nranks || queued < 1 || owed > queued ||
             (refill >= 0 && (pick < 0 || pick > refill || work < 0 || work > pick))) {
             if (!bad++) PT_CHECK(0, "PCCL_SLICE_LOG: bad line (%d fields): %s", n, line);
             continue;
         }
+        if (work >= 0) with_work++, planned += plan >= 0;
         got[rank]++;
     }
     fclose(f);
+    PT_CHECK(with_work == 0 || planned > 0, "PCCL_SLICE_LOG: %d relaunches found work, none with a plan stamp",
+             with_work);
     PT_CHECK(headers == nranks, "PCCL_SLICE_LOG: %d header lines for %d ranks", headers, nranks);
     for (int r = 0; r < nranks; r++)
         PT_CHECK(got[r] == want[r], "PCCL_SLICE_LOG: rank %d: %llu lines, %llu relaunches measured", r, got[r], want[r]);
