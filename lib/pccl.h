@@ -155,8 +155,9 @@ typedef struct {
  * waits at most while collectives stream (two slices for one that waits
  * twice).  Each slice costs a relaunch, 49-78 us of the GPU's time: on one
  * H200, back-to-back all-reduces from 8 B to 512 MiB lost 0.6-1.9% to 6 ms
- * slices (but one run of five at 32 KiB: 2.3%) and 1.2-4.2% to 4 ms ones
- * (results/slice-ab-h200). */
+ * slices in most runs (but 2.3% at 32 KiB and 2.0% at 8 B in two of eleven
+ * small-size runs) and 1.2-4.2% to 4 ms ones (results/slice-ab-h200,
+ * results/stack-h200). */
 #define PCCL_SLICE_US_DEFAULT 6000
 
 #define PCCL_CONFIG_INITIALIZER {                                                   \
