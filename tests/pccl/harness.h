@@ -112,6 +112,8 @@ int pt_run_cases(pcclComm_t *comms, int n, const pt_case *cases, int ncases, uin
 /* The element types the matrices below run: all ten, or under TSan three
  * that stand for them (pt_types sets *types and returns their count). */
 int pt_types(const pcclDataType_t **types);
+/* n, or 1 under TSan: a test's own list of types cut to its first there. */
+int pt_tsan_types(int n);
 
 /* Every collective x op x type at each count, in place and out of place,
  * on one communicator of n ranks speaking `proto` (test_correctness.c). */

@@ -2,7 +2,7 @@
  * on 1, 2, 3, 4 and 8 emulated GPUs, counts 1, 7, 1003 (and 0, and ones that
  * need many loops), in place and out of place, 1 and 3 blocks, small chunks
  * (many loops per collective) and the default.  Under TSan three types stand
- * for the ten (pt_types). */
+ * for the ten (pt_types), and one for a test's own few (pt_tsan_types). */
 #include <stdlib.h>
 
 #include "harness.h"
@@ -100,7 +100,7 @@ static void test_8gpu(void)
 {
     static const pcclDataType_t t[] = {pcclUint8, pcclInt32, pcclFloat16, pcclFloat32};
     static const size_t c[] = {1, 1003};
-    run_config(8, 1, 256, t, 4, c, 2);
+    run_config(8, 1, 256, t, pt_tsan_types(4), c, 2);
 }
 
 /* Several loops with the default (4 KiB) chunk. */
@@ -108,7 +108,7 @@ static void test_large_counts(void)
 {
     static const pcclDataType_t t[] = {pcclInt32, pcclFloat64, pcclBfloat16};
     static const size_t c[] = {30011};
-    run_config(3, 2, -1, t, 3, c, 1);
+    run_config(3, 2, -1, t, pt_tsan_types(3), c, 1);
 }
 
 /* count 0 is legal in NCCL: every collective completes and touches nothing. */
@@ -149,7 +149,7 @@ int pt_register_correctness(void)
         !CU_add_test(s, "3 gpus, 3 blocks, chunk 256", test_3gpu_3blocks_many_loops) ||
         !CU_add_test(s, "4 gpus, 1 block", test_4gpu) ||
         !CU_add_test(s, "4 gpus, 3 blocks, chunk 256", test_4gpu_3blocks_many_loops) ||
-        !CU_add_test(s, "8 gpus, 4 types, chunk 256", test_8gpu) ||
+        !CU_add_test(s, "8 gpus, 4 types (TSan: 1), chunk 256", test_8gpu) ||
         !CU_add_test(s, "3 gpus, count 30011, default chunk (many loops)", test_large_counts) ||
         !CU_add_test(s, "count 0", test_count_zero) ||
         !CU_add_test(s, "repeated invocations", test_repeated))
