@@ -38,7 +38,7 @@
 
 struct pccl_direct {
     int id;
-    uint64_t copy; /* done once *G.copied >= copy */
+    uint64_t copy; /* may complete once be->copied counts this many copies done (0: at once) */
 };
 
 enum { DIRECT_NONE, DIRECT_NOOP, DIRECT_COPY };
@@ -60,11 +60,11 @@ int pccl_direct_kind(pcclComm_t c, const pccl_hcoll *h, const void *sendbuff, co
     return DIRECT_NONE;
 }
 
-/* Copies done; *failed: one failed (be->copied keeps it). */
+/* Copies done; *failed: one failed (be->copied keeps it).  Asked only for
+ * an entry that waits for a copy, so one was issued. */
 static uint64_t copied(pcclComm_t c, int *failed)
 {
     int f = 0;
-    if (!__atomic_load_n(&c->copies, __ATOMIC_ACQUIRE)) return 0;
     uint64_t n = c->be->copied(c, &f);
     if (failed) *failed = f;
     return n;
