@@ -9,11 +9,13 @@
  * are read around L1 (ld.global.cg): a line cached from an earlier use of the
  * slot must not be seen.  Arithmetic matches lib/host/reduce.c exactly
  * (integers wrap, half and bfloat16 are reduced in float and rounded to
- * nearest even by the same functions). */
+ * nearest even: the host by core.h's functions, the GPU by CUDA's,
+ * half.cuh, which agree on every value but a NaN's bits). */
 #ifndef PCCL_PRIMS_CUH
 #define PCCL_PRIMS_CUH
 
 #include "../scheduler.h"
+#include "half.cuh"
 
 /* The block's first warp schedules; threads from here on move data (the
  * movers: daemon.cu's PCCL_MOVER), each a strided share of the elements. */
@@ -65,10 +67,16 @@ template <typename T> struct pccl_float_ops {
     static __device__ __forceinline__ T div(T x, int n) { return x / (T)n; }
 };
 
-/* half (K=0) and bfloat16 (K=1) as 16-bit words. */
+/* half (K=0) and bfloat16 (K=1) as 16-bit words, reduced in float (half.cuh). */
 template <int K> struct pccl_16_ops {
-    static __device__ __forceinline__ float in(uint16_t v) { return K ? pccl_bf16_to_float(v) : pccl_half_to_float(v); }
-    static __device__ __forceinline__ uint16_t out(float v) { return K ? pccl_float_to_bf16(v) : pccl_float_to_half(v); }
+    static __device__ __forceinline__ float in(uint16_t v)
+    {
+        return K ? pccl_gpu_bf16_to_float(v) : pccl_gpu_half_to_float(v);
+    }
+    static __device__ __forceinline__ uint16_t out(float v)
+    {
+        return K ? pccl_gpu_float_to_bf16(v) : pccl_gpu_float_to_half(v);
+    }
     static __device__ __forceinline__ uint16_t op(int o, uint16_t x, uint16_t y)
     {
         return out(pccl_float_ops<float>::op(o, in(x), in(y)));
