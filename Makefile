@@ -92,7 +92,7 @@ $(G)/pccl-stream: tests/gpu/pccl_stream.c tests/gpu/args.h tests/gpu/schedule.h 
 $(G)/pccl-share: tests/gpu/pccl_share.cu tests/gpu/procs.h lib/pccl.h $(B)/libpccl.a
 	$(NVCC) -O2 -arch=$(GPU_ARCH) -std=c++17 -o $@ $< $(B)/libpccl.a -lnccl -lpthread
 
-$(G)/pccl-conv-test: tests/gpu/pccl_conv_test.cu lib/gpu/half.cuh lib/core.h
+$(G)/pccl-ops-test: tests/gpu/pccl_ops_test.cu lib/gpu/ops.cuh lib/core.h
 	$(NVCC) -O2 -arch=$(GPU_ARCH) -o $@ $<
 
 $(G)/pccl-gpu-test: tests/gpu/pccl_gpu_test.c tests/pccl/check.c tests/pccl/check.h lib/pccl.h $(B)/libpccl.a
@@ -108,7 +108,7 @@ $(G)/pccl-fault: tests/gpu/pccl_fault.c tests/pccl/mproc.c tests/pccl/mproc.h te
 HAVE_PKGS := $(shell pkg-config --exists $(PKGS) && echo 1)
 
 gpu: $(B)/libpccl.a $(B)/libpccl.so $(G)/pccl-deadlock $(G)/nccl-deadlock $(G)/pccl-example $(G)/pccl-multiproc $(G)/pccl-stream \
-     $(G)/pccl-gpu-test $(G)/pccl-conv-test $(G)/pccl-fault $(G)/pccl-share $(if $(HAVE_PKGS),$(G)/dlreplay)
+     $(G)/pccl-gpu-test $(G)/pccl-ops-test $(G)/pccl-fault $(G)/pccl-share $(if $(HAVE_PKGS),$(G)/dlreplay)
 
 # GPU suite: needs no Debian packages (the GPU hosts have none), only CUDA.
 test-gpu: gpu

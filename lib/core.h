@@ -584,7 +584,7 @@ PCCL_FN int pccl_type_size(int t)
 
 /* IEEE half and bfloat16 <-> float, round to nearest even (host side; the
  * daemon kernel uses CUDA's intrinsics, which round the same way on every
- * value but a NaN's bits: gpu/half.cuh, tests/gpu/pccl_conv_test.cu). */
+ * value but a NaN's bits: gpu/ops.cuh, tests/gpu/pccl_ops_test.cu). */
 PCCL_FN float pccl_bits_float(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 PCCL_FN uint32_t pccl_float_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 

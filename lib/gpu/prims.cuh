@@ -9,13 +9,13 @@
  * are read around L1 (ld.global.cg): a line cached from an earlier use of the
  * slot must not be seen.  Arithmetic matches lib/host/reduce.c exactly
  * (integers wrap, half and bfloat16 are reduced in float and rounded to
- * nearest even: the host by core.h's functions, the GPU by CUDA's,
- * half.cuh, which agree on every value but a NaN's bits). */
+ * nearest even: the host by core.h's functions, the GPU by CUDA's, which
+ * agree on every value but a NaN's bits; ops.cuh). */
 #ifndef PCCL_PRIMS_CUH
 #define PCCL_PRIMS_CUH
 
 #include "../scheduler.h"
-#include "half.cuh"
+#include "ops.cuh"
 
 /* The block's first warp schedules; threads from here on move data (the
  * movers: daemon.cu's PCCL_MOVER), each a strided share of the elements. */
@@ -38,51 +38,6 @@ template <> __device__ __forceinline__ int64_t pccl_ld_peer(const int64_t *p)
 {
     return (int64_t)__ldcg((const long long *)p);
 }
-
-/* Plain types: W is the type to compare and divide in, U the unsigned twin
- * for wrapping sum and product. */
-template <typename T, typename U, typename W> struct pccl_int_ops {
-    static __device__ __forceinline__ T op(int o, T x, T y)
-    {
-        switch (o) {
-        case 1: return (T)(U)((U)x * (U)y);
-        case 2: return (W)x > (W)y ? x : y;
-        case 3: return (W)x < (W)y ? x : y;
-        default: return (T)(U)((U)x + (U)y);
-        }
-    }
-    static __device__ __forceinline__ T div(T x, int n) { return (T)((W)x / (W)n); }
-};
-
-template <typename T> struct pccl_float_ops {
-    static __device__ __forceinline__ T op(int o, T x, T y)
-    {
-        switch (o) {
-        case 1: return x * y;
-        case 2: return x > y ? x : y;
-        case 3: return x < y ? x : y;
-        default: return x + y;
-        }
-    }
-    static __device__ __forceinline__ T div(T x, int n) { return x / (T)n; }
-};
-
-/* half (K=0) and bfloat16 (K=1) as 16-bit words, reduced in float (half.cuh). */
-template <int K> struct pccl_16_ops {
-    static __device__ __forceinline__ float in(uint16_t v)
-    {
-        return K ? pccl_gpu_bf16_to_float(v) : pccl_gpu_half_to_float(v);
-    }
-    static __device__ __forceinline__ uint16_t out(float v)
-    {
-        return K ? pccl_gpu_float_to_bf16(v) : pccl_gpu_float_to_half(v);
-    }
-    static __device__ __forceinline__ uint16_t op(int o, uint16_t x, uint16_t y)
-    {
-        return out(pccl_float_ops<float>::op(o, in(x), in(y)));
-    }
-    static __device__ __forceinline__ uint16_t div(uint16_t x, int n) { return out(in(x) / (float)n); }
-};
 
 /* One element: reduce (or copy), divide, store; sw: op(y, x) (PCCL_SWAP). */
 template <typename T, typename Ops>
@@ -116,6 +71,17 @@ __device__ __forceinline__ T pccl_elem(int op, int dv, bool has_a, bool has_b, b
 #endif
 #ifndef PCCL_COPY_UNROLL
 #define PCCL_COPY_UNROLL 8
+#endif
+/* Only avg's last step divides (ops.cuh), in a primitive of its own: sum,
+ * prod, max and min keep no divisor, and the dividing one reduces 2 vectors
+ * a batch, where at 4 ptxas spilled 50-112 bytes a thread.  2 ranks sharing
+ * one H200, 128 MiB back to back, against every reduction in one primitive
+ * that divided where the job said so: avg 0.53-1.01x the time (bfloat16
+ * 638 -> 341 us, int8 537 -> 407, int64 334 -> 337), the others 0.86-1.00x
+ * (int8 sum 350 -> 309); at 4 vectors a batch the dividing one made avg
+ * 3-11% slower than at 2 (results/half-h200, calls 5-6). */
+#ifndef PCCL_DIV_UNROLL
+#define PCCL_DIV_UNROLL 2
 #endif
 
 /* Whole batches of U vectors from vector i (this thread's first) on;
@@ -188,10 +154,13 @@ template <typename T, typename Ops> __device__ void pccl_prim(const pccl_job *j)
         if (!a) done = pccl_copy_vec<T, Ops, false, true>(j); /* a copy: the op does not matter */
         else if (!b) done = pccl_copy_vec<T, Ops, true, false>(j);
         else switch (op) {
-        case 1: done = pccl_prim_vec<T, Ops, 1, true, true, true, U>(j); break;
-        case 2: done = pccl_prim_vec<T, Ops, 2, true, true, true, U>(j); break;
-        case 3: done = pccl_prim_vec<T, Ops, 3, true, true, true, U>(j); break;
-        default: done = pccl_prim_vec<T, Ops, 0, true, true, true, U>(j); break; /* sum, and avg's sum */
+        case 1: done = pccl_prim_vec<T, Ops, 1, true, true, false, U>(j); break;
+        case 2: done = pccl_prim_vec<T, Ops, 2, true, true, false, U>(j); break;
+        case 3: done = pccl_prim_vec<T, Ops, 3, true, true, false, U>(j); break;
+        default: /* sum, and avg's sum */
+            done = j->div ? pccl_prim_vec<T, Ops, 0, true, true, true, PCCL_DIV_UNROLL>(j)
+                          : pccl_prim_vec<T, Ops, 0, true, true, false, U>(j);
+            break;
         }
     }
     for (uint64_t i = done + threadIdx.x - PCCL_CTRL_THREADS; i < n; i += blockDim.x - PCCL_CTRL_THREADS) {
