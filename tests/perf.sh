@@ -256,6 +256,9 @@ expect "perf-vs-nccl-tests: bad --colls" 2 "unknown collective 'alltoall'" -- $v
 expect "perf-vs-nccl-tests: bad --gpus" 2 "--gpus 0: expected a number of GPUs" -- $vs --gpus 0
 expect "perf-vs-nccl-tests: no nccl-tests binaries" 2 "$tmp/nobin/all_reduce_perf not found" -- $vs --nccl-tests "$tmp/nobin" --colls all_reduce
 expect "perf-vs-nccl-tests: unknown argument" 2 "unknown argument '--bogus'" -- $vs --bogus
+expect "perf-vs-nccl-tests: bad -d" 2 "-d 'fp16': expected one of int8" -- $vs -d fp16
+expect "perf-vs-nccl-tests: -d without a value" 2 "-d '': expected one of" -- $vs -d
+expect "perf-vs-nccl-tests: bad -o" 2 "-o 'all': expected one of sum prod max min avg" -- $vs -o all
 # the run itself, with stand-ins that print the captured outputs: the commands, the files, the table
 mkdir -p "$tmp/fake"
 printf '#!/bin/sh\ncase " $* " in *" -z 1 "*) cat %s/nccl-tests-all_reduce-rt.txt ;; *) cat %s/nccl-tests-all_reduce-b2b.txt ;; esac\n' "$PWD/$nt" "$PWD/$nt" > "$tmp/fake/all_reduce_perf"
@@ -264,6 +267,9 @@ chmod +x "$tmp/fake/all_reduce_perf" "$tmp/fake/pccl-perf"
 if expect "perf-vs-nccl-tests: a run (stand-ins)" 0 "agree: 32 of 56 rows" -- $vs --gpus 1 --colls all_reduce --nccl-tests "$tmp/fake" --bin "$tmp/fake/pccl-perf" --out "$tmp/vsrun" -- --check-max 1M; then
   check "run: nccl-tests b2b and rt, pccl-perf with --timing all and the extra flags" test "$(grep -c '# exit 0' "$tmp/vsrun/commands.txt"),$(grep -c 'all_reduce_perf -b 8 -e 1G -f 4 -g 1 -n 20 -w 5 -c 1 -z [01] ' "$tmp/vsrun/commands.txt"),$(grep -c 'pccl-perf --coll all_reduce -b 8 -e 1G -f 4 -g 1 -n 20 -w 5 -c 1 --timing all --csv .* --check-max 1M ' "$tmp/vsrun/commands.txt")" = "3,2,1"
   check "run: every file" test "$(cd "$tmp/vsrun" && ls | tr '\n' ' ')" = "commands.txt nccl-tests-all_reduce-b2b.txt nccl-tests-all_reduce-rt.txt perf.csv perf.txt vs-nccl-tests.csv vs-nccl-tests.txt "
+fi
+if expect "perf-vs-nccl-tests: -d half -o avg (stand-ins)" 0 "agree: 32 of 56 rows" -- $vs --gpus 1 --colls all_reduce --nccl-tests "$tmp/fake" --bin "$tmp/fake/pccl-perf" --out "$tmp/vsrun2" -d half -o avg; then
+  check "run: -d half -o avg to both programs" test "$(grep -c 'all_reduce_perf .* -c 1 -d half -o avg -z [01] ' "$tmp/vsrun2/commands.txt"),$(grep -c 'pccl-perf .* -c 1 -d half -o avg --timing all ' "$tmp/vsrun2/commands.txt")" = "2,1"
 fi
 
 # ---- scripts/perf with the host backend ------------------------------------------------------

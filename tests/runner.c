@@ -62,12 +62,14 @@ static int slower(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
-/* The SLOWEST tests that ran, slowest first. */
-#define SLOWEST 5
+/* The slowest tests that ran, slowest first: 5, or DL_TEST_SLOWEST of them
+ * (where the minutes of make test go, test by test). */
 static void print_slowest(void)
 {
+    const char *e = getenv("DL_TEST_SLOWEST");
+    size_t slowest = e && atoi(e) > 0 ? (size_t)atoi(e) : 5;
     qsort(timed, ntimed, sizeof *timed, slower);
-    for (size_t i = 0; i < ntimed && i < SLOWEST && timed[i].secs >= 0; i++)
+    for (size_t i = 0; i < ntimed && i < slowest && timed[i].secs >= 0; i++)
         printf("%s %6.1f s  %s: %s\n", i ? "       " : "slowest", timed[i].secs, timed[i].suite->pName,
                timed[i].test->pName);
 }

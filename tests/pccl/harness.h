@@ -114,6 +114,9 @@ int pt_run_cases(pcclComm_t *comms, int n, const pt_case *cases, int ncases, uin
 int pt_types(const pcclDataType_t **types);
 /* n, or 1 under TSan: a test's own list of types cut to its first there. */
 int pt_tsan_types(int n);
+/* 1 in the TSan build, where a test may run fewer rounds or sizes of the
+ * same schedule logic (the optimized and ASan+UBSan builds run them all). */
+int pt_under_tsan(void);
 
 /* Every collective x op x type at each count, in place and out of place,
  * on one communicator of n ranks speaking `proto` (test_correctness.c). */
