@@ -42,6 +42,10 @@ typedef struct {
     int upload_drains;
     pcclStream_t copy; /* one rank's copies (lib/direct.c): made at the first */
     uint64_t copied;   /* of them, done (the stream stores it) */
+    /* PCCL_TEST_COPY_FAIL=K: copy K (1, 2 ..) and every later one fail, as a
+     * GPU copy's event reports an error and CUDA's errors stick: nothing
+     * copied, each counted done and failed (lib/direct.c's error path) */
+    uint64_t copy_fail_at;
     pthread_mutex_t ctx_mu;
 } host_bk;
 
@@ -109,6 +113,8 @@ static pcclResult_t h_open(pcclComm_t c)
     h->drain_locks = dl && atoi(dl) > 0;
     const char *ud = getenv("PCCL_TEST_UPLOAD_DRAINS");
     h->upload_drains = ud && atoi(ud) > 0;
+    const char *cf = getenv("PCCL_TEST_COPY_FAIL");
+    h->copy_fail_at = cf && atoi(cf) > 0 ? (uint64_t)atoi(cf) : 0;
     c->bk = h;
     size_t total = pccl_carve_device(&c->G, NULL);
     h->dev = calloc(1, total);
@@ -306,15 +312,17 @@ static pcclResult_t h_copy(pcclComm_t c, void *dst, const void *src, size_t n, u
 {
     host_bk *h = c->bk;
     pcclResult_t r = h->copy ? pcclSuccess : pcclHostStreamCreate(c, &h->copy);
-    if (!r) r = pccl_host_stream_copy(c, h->copy, dst, src, n);
+    if (!r && !(h->copy_fail_at && seq >= h->copy_fail_at)) r = pccl_host_stream_copy(c, h->copy, dst, src, n);
     if (!r) r = pccl_host_stream_write(c, h->copy, &h->copied, seq);
     return r;
 }
 
 static uint64_t h_copied(pcclComm_t c, int *failed)
 {
-    (void)failed; /* a memcpy does not fail */
-    return pccl_ld_acq(&((host_bk *)c->bk)->copied);
+    host_bk *h = c->bk;
+    uint64_t n = pccl_ld_acq(&h->copied);
+    if (failed) *failed = h->copy_fail_at && n >= h->copy_fail_at; /* a memcpy fails only so */
+    return n;
 }
 
 static pcclResult_t h_check_buf(pcclComm_t c, const void *p, size_t bytes, const char *what)

@@ -312,6 +312,22 @@ int pt_tsan_types(int n)
     return pt_under_tsan() && n > 0 ? 1 : n;
 }
 
+pt_env pt_env_push(const char *name, const char *value)
+{
+    const char *o = getenv(name);
+    pt_env e = {name, o ? strdup(o) : NULL};
+    if (value) setenv(name, value, 1);
+    else unsetenv(name);
+    return e;
+}
+
+void pt_env_pop(pt_env e)
+{
+    if (e.old) setenv(e.name, e.old, 1);
+    else unsetenv(e.name);
+    free(e.old);
+}
+
 int pt_under_tsan(void)
 {
 #if defined(__SANITIZE_THREAD__)

@@ -114,6 +114,16 @@ int pt_run_cases(pcclComm_t *comms, int n, const pt_case *cases, int ncases, uin
 int pt_types(const pcclDataType_t **types);
 /* n, or 1 under TSan: a test's own list of types cut to its first there. */
 int pt_tsan_types(int n);
+/* An environment variable set for a test, while no communicator is alive:
+ * pt_env_push sets it (value NULL: unsets it) and returns what pt_env_pop
+ * puts back. */
+typedef struct {
+    const char *name;
+    char *old;
+} pt_env;
+pt_env pt_env_push(const char *name, const char *value);
+void pt_env_pop(pt_env e);
+
 /* 1 in the TSan build, where a test may run fewer rounds or sizes of the
  * same schedule logic (the optimized and ASan+UBSan builds run them all). */
 int pt_under_tsan(void);

@@ -452,15 +452,11 @@ static void test_copy_one_rank(void)
     enum { N = HP_COUNT, NC = 5 };
     pt_begin("hostpath one rank out of place: a copy", 60);
     /* N int32 are 400 bytes: copies from there; read at init */
-    const char *old = getenv("PCCL_ONE_RANK_COPY_BYTES");
-    char *saved = old ? strdup(old) : NULL;
-    setenv("PCCL_ONE_RANK_COPY_BYTES", "400", 1);
+    pt_env e = pt_env_push("PCCL_ONE_RANK_COPY_BYTES", "400");
     pcclConfig_t cfg = hp_config(100000, 0);
     pcclComm_t c;
     int bad = pt_init(&c, 1, &cfg);
-    if (saved) setenv("PCCL_ONE_RANK_COPY_BYTES", saved, 1);
-    else unsetenv("PCCL_ONE_RANK_COPY_BYTES");
-    free(saved);
+    pt_env_pop(e);
     if (bad) { pt_end(); return; }
     int id[NC], avg, small;
     PT_OK(pcclRegisterAllReduce(c, N, pcclInt32, pcclSum, 0, &id[0]));
@@ -583,6 +579,59 @@ static void test_copy_one_rank(void)
     pt_end();
 }
 
+/* A copy that fails on the GPU (its event reports an error, and CUDA's
+ * errors stick): the host backend's PCCL_TEST_COPY_FAIL=3 fails copy 3 and
+ * every later one.  The copies before it complete exact; copy 3's
+ * invocation completes with pcclUnhandledCudaError, named in
+ * pcclGetLastError, and so does every later one, a callback's too, and an
+ * in-place invocation queued behind a failed copy (the queue keeps
+ * pcclRun's order); each within the test's bound, none hangs. */
+static void test_copy_fail(void)
+{
+    enum { N = HP_COUNT };
+    pt_begin("hostpath one rank: a failed copy", 30);
+    pt_env e1 = pt_env_push("PCCL_ONE_RANK_COPY_BYTES", "400"), e2 = pt_env_push("PCCL_TEST_COPY_FAIL", "3");
+    pcclConfig_t cfg = hp_config(100000, 0);
+    pcclComm_t c;
+    int bad = pt_init(&c, 1, &cfg); /* the knobs are read at init */
+    pt_env_pop(e2);
+    pt_env_pop(e1);
+    if (bad) { pt_end(); return; }
+    int id, id2;
+    PT_OK(pcclRegisterAllReduce(c, N, pcclInt32, pcclSum, 0, &id));
+    PT_OK(pcclRegisterAllGather(c, N, pcclInt32, 0, &id2));
+    int32_t *in = malloc(N * sizeof *in), *out = malloc(N * sizeof *out);
+    int wrong = 0;
+    for (int k = 1; k <= 2; k++) { /* copies 1 and 2 */
+        fill(in, out, N, k);
+        PT_OK(pcclRun(c, id, in, out, NULL, NULL));
+        PT_OK(pcclWait(c, id));
+        wrong += same(in, out, N);
+    }
+    PT_CHECK(wrong == 0, "%d wrong elements in the copies before the failed one", wrong);
+    fill(in, out, N, 3); /* copy 3: fails */
+    PT_OK(pcclRun(c, id, in, out, NULL, NULL));
+    pcclResult_t r = pcclWait(c, id);
+    const char *msg = pcclGetLastError(c);
+    PT_CHECK(r == pcclUnhandledCudaError, "the failed copy's invocation: %s, expected pcclUnhandledCudaError",
+             pcclGetErrorString(r));
+    PT_CHECK(msg && strstr(msg, "the copy of collective") && strstr(msg, "failed on the GPU"),
+             "pcclGetLastError after the failed copy: '%s'", msg ? msg : "(null)");
+    /* copy 4 with a callback, then an in-place invocation behind it */
+    copy_rec rec = {.caller = pthread_self()};
+    PT_OK(pcclRun(c, id, in, out, record_cb, &rec));
+    PT_OK(pcclRun(c, id2, out, out, record_cb, &rec));
+    pcclWaitAll(c);
+    int n = __atomic_load_n(&rec.n, __ATOMIC_ACQUIRE);
+    PT_CHECK(n == 2 && rec.order[0] == -100 - id && rec.order[1] == -100 - id2,
+             "after the failed copy: %d callbacks (expected 2), statuses %s, %s (expected both failed)", n,
+             n > 0 && rec.order[0] >= 0 ? "success" : "failed", n > 1 && rec.order[1] >= 0 ? "success" : "failed");
+    free(in);
+    free(out);
+    pt_destroy(&c, 1);
+    pt_end();
+}
+
 /* ---- PCCL_TRACE_LAT ----------------------------------------------------- */
 
 /* Destroys p with stderr in a file; returns what was printed (malloc'd). */
@@ -685,6 +734,8 @@ int pt_register_hostpath(void)
         !CU_add_test(s, "one rank in place completes on the host; the daemon's counts skip it", test_noop_one_rank) ||
         !CU_add_test(s, "one rank out of place from PCCL_ONE_RANK_COPY_BYTES: a copy, in order, exact",
                      test_copy_one_rank) ||
+        !CU_add_test(s, "one rank: a failed copy fails its invocation and every later one, none hangs",
+                     test_copy_fail) ||
         !CU_add_test(s, "PCCL_TRACE_LAT: every invocation once, hops that add up", test_trace) ||
         !CU_add_test(s, "PCCL_TRACE_LAT and PCCL_WAIT_SPIN_US: bad values refused by name", test_knob_ranges))
         return -1;

@@ -139,28 +139,12 @@ static void test_bad_args(void)
     CU_ASSERT_PTR_NULL(c);
 }
 
-/* Environment for one test (no communicator alive meanwhile). */
-static char *env_push(const char *name, const char *value)
-{
-    const char *o = getenv(name);
-    char *old = o ? strdup(o) : NULL;
-    setenv(name, value, 1);
-    return old;
-}
-
-static void env_pop(const char *name, char *old)
-{
-    if (old) setenv(name, old, 1);
-    else unsetenv(name);
-    free(old);
-}
-
 /* A rank whose peers never come gets an error after PCCL_BOOT_TIMEOUT
  * seconds instead of hanging. */
 static void test_peer_never_comes(void)
 {
     pt_begin("initrank peer never comes", 60);
-    char *old = env_push("PCCL_BOOT_TIMEOUT", "1");
+    pt_env old = pt_env_push("PCCL_BOOT_TIMEOUT", "1");
     pcclUniqueId id;
     PT_OK(pcclGetUniqueId(&id));
     pcclComm_t c = NULL;
@@ -170,7 +154,7 @@ static void test_peer_never_comes(void)
     PT_CHECK(r != pcclSuccess, "pcclCommInitRank with a missing peer -> success");
     PT_CHECK(dt >= 0.5 && dt < 30, "pcclCommInitRank with a missing peer returned after %.1f s (timeout 1 s)", dt);
     CU_ASSERT_PTR_NULL(c);
-    env_pop("PCCL_BOOT_TIMEOUT", old);
+    pt_env_pop(old);
     pt_boot_unlink(&id); /* left behind: see regressions */
     pt_end();
 }
@@ -180,7 +164,7 @@ static void test_peer_never_comes(void)
 static void test_mismatched_join(void)
 {
     pt_begin("initrank mismatched join", 60);
-    char *old = env_push("PCCL_BOOT_TIMEOUT", "1");
+    pt_env old = pt_env_push("PCCL_BOOT_TIMEOUT", "1");
     rank_arg a;
     memset(&a, 0, sizeof a);
     PT_OK(pcclGetUniqueId(&a.id));
@@ -198,7 +182,7 @@ static void test_mismatched_join(void)
     CU_ASSERT_PTR_NULL(c);
     if (c) pcclCommAbort(c);
     if (a.comm) pcclCommAbort(a.comm);
-    env_pop("PCCL_BOOT_TIMEOUT", old);
+    pt_env_pop(old);
     pt_boot_unlink(&a.id); /* left behind: see regressions */
     group(2, 1);
     pt_end();
@@ -239,7 +223,7 @@ static void test_knobs_differ(void)
 static void test_device_twice(void)
 {
     pt_begin("initrank device twice", 60);
-    char *old = env_push("PCCL_DEVICE_OF_RANK", "1,1,0");
+    pt_env old = pt_env_push("PCCL_DEVICE_OF_RANK", "1,1,0");
     rank_arg a[3];
     run_ranks(a, 3, 1, -1, 0, ODD_NONE);
     static const int want[3] = {1, 1, 0};
@@ -254,7 +238,7 @@ static void test_device_twice(void)
                  want[a[r].rank]);
         PT_OK(pcclCommDestroy(a[r].comm));
     }
-    env_pop("PCCL_DEVICE_OF_RANK", old);
+    pt_env_pop(old);
     pcclComm_t c[2] = {NULL, NULL};
     pcclConfig_t cfg = pt_config(1, 512);
     int twice[2] = {0, 0};

@@ -15,25 +15,6 @@ int pccl_pick_proto(int knob, int type, uint64_t bytes, int nranks);
 int pccl_pick_algo(int knob, int type, uint64_t bytes, int nranks, int slots);
 uint64_t pccl_pick_min_blocks(uint64_t bytes, uint64_t threads, int nranks, int host);
 
-/* An environment variable set for the length of a test. */
-typedef struct {
-    const char *name;
-    char *old;
-} env_keep;
-static env_keep env_push(const char *name, const char *value)
-{
-    const char *o = getenv(name);
-    env_keep k = {name, o ? strdup(o) : NULL};
-    setenv(name, value, 1);
-    return k;
-}
-static void env_pop(env_keep k)
-{
-    if (k.old) setenv(k.name, k.old, 1);
-    else unsetenv(k.name);
-    free(k.old);
-}
-
 static void test_tuner(void)
 {
     /* a forced protocol is kept at any size */
@@ -144,12 +125,12 @@ static void test_simple_same_sizes(void)
 static void test_direct(void)
 {
     static const size_t c[] = {1, 7, 1003};
-    env_keep k = env_push("PCCL_ALGO", "direct");
+    pt_env k = pt_env_push("PCCL_ALGO", "direct");
     pt_correctness(2, 3, -1, PCCL_PROTO_LL, c, 3);
     pt_correctness(2, 1, 256, PCCL_PROTO_SIMPLE, c, 3);
     pt_chaos_matrix(2, 2, 256, -1, 1, PCCL_PROTO_LL, c + 1, 2, 1);
     pt_chaos_matrix(2, 2, 256, -1, 1, PCCL_PROTO_SIMPLE, c + 1, 2, 0);
-    env_pop(k);
+    pt_env_pop(k);
 }
 
 /* The direct all-reduce on 3-5 ranks (each keeps a loop's n - 1 received
@@ -160,18 +141,18 @@ static void test_direct(void)
 static void test_direct_n(void)
 {
     static const size_t c[] = {1, 7, 1003};
-    env_keep k = env_push("PCCL_ALGO", "direct");
+    pt_env k = pt_env_push("PCCL_ALGO", "direct");
     pt_correctness(3, 2, -1, PCCL_PROTO_LL, c, 3);
     pt_correctness(4, 1, 256, PCCL_PROTO_LL, c, 3);
     pt_correctness(5, 3, 256, PCCL_PROTO_SIMPLE, c, 3);
-    env_keep k2 = env_push("PCCL_SLOTS", "2");
-    env_keep k3 = env_push("PCCL_INTERLEAVE", "1");
+    pt_env k2 = pt_env_push("PCCL_SLOTS", "2");
+    pt_env k3 = pt_env_push("PCCL_INTERLEAVE", "1");
     pt_correctness(3, 2, 256, PCCL_PROTO_LL, c + 1, 2);
-    env_pop(k3);
-    env_pop(k2);
+    pt_env_pop(k3);
+    pt_env_pop(k2);
     pt_chaos_matrix(4, 2, 256, -1, 1, PCCL_PROTO_LL, c + 1, 2, 1);
     pt_chaos_matrix(3, 2, 256, -1, 1, PCCL_PROTO_SIMPLE, c + 1, 2, 1);
-    env_pop(k);
+    pt_env_pop(k);
 }
 
 /* Every rank of an all-reduce gets the same bits, where the reduction of
