@@ -425,34 +425,11 @@ static void test_bad_config(void)
     }
 }
 
-/* Sets an environment variable for the scope of a test, restoring it. */
-typedef struct {
-    const char *name;
-    char *old;
-    int had;
-} env_save;
-
-static void env_set(env_save *s, const char *name, const char *value)
-{
-    const char *o = getenv(name);
-    s->name = name;
-    s->had = o != NULL;
-    s->old = o ? strdup(o) : NULL;
-    if (value) setenv(name, value, 1);
-    else unsetenv(name);
-}
-
-static void env_restore(env_save *s)
-{
-    if (s->had) setenv(s->name, s->old, 1);
-    else unsetenv(s->name);
-    free(s->old);
-}
-
+/* NAME=VALUE in the environment at init: the result wanted, a refusal
+ * naming NAME, a communicator made that works. */
 static void env_case(const char *name, const char *value, pcclResult_t want)
 {
-    env_save s;
-    env_set(&s, name, value);
+    pt_env s = pt_env_push(name, value);
     pcclComm_t c[2] = {NULL, NULL};
     pcclConfig_t cfg = pt_config(-1, -1);
     cfg.blocks = -1;
@@ -465,7 +442,7 @@ static void env_case(const char *name, const char *value, pcclResult_t want)
         still_works(c, 2);
         pt_destroy(c, 2);
     }
-    env_restore(&s);
+    pt_env_pop(s);
 }
 
 /* PCCL_PROFILE: every invocation is counted on every block; the times are
@@ -745,8 +722,7 @@ static void test_bad_env(void)
     env_case("PCCL_BLOCKS", "", pcclSuccess); /* empty: unset */
 
     /* the environment sets a knob the config leaves unset... */
-    env_save s;
-    env_set(&s, "PCCL_BLOCKS", "3");
+    pt_env s = pt_env_push("PCCL_BLOCKS", "3");
     pcclComm_t c[2];
     pcclConfig_t cfg = pt_config(-1, -1);
     if (pt_init(c, 2, &cfg) == 0) {
@@ -755,9 +731,9 @@ static void test_bad_env(void)
         CU_ASSERT_EQUAL(st.blocks, 3);
         pt_destroy(c, 2);
     }
-    env_restore(&s);
+    pt_env_pop(s);
     /* ...and a config field overrides the environment, even a bad one */
-    env_set(&s, "PCCL_BLOCKS", "abc");
+    s = pt_env_push("PCCL_BLOCKS", "abc");
     cfg = pt_config(2, -1);
     if (pt_init(c, 2, &cfg) == 0) {
         pcclStats_t st;
@@ -766,16 +742,16 @@ static void test_bad_env(void)
         still_works(c, 2);
         pt_destroy(c, 2);
     }
-    env_restore(&s);
+    pt_env_pop(s);
 
     /* the backend from the environment */
-    env_set(&s, "PCCL_BACKEND", "bogus");
+    s = pt_env_push("PCCL_BACKEND", "bogus");
     PT_ERR(pcclInvalidArgument, pcclCommInitAll(c, 2, NULL));
     error_names(NULL, "PCCL_BACKEND");
-    env_restore(&s);
-    env_set(&s, "PCCL_BACKEND", "gpu");
+    pt_env_pop(s);
+    s = pt_env_push("PCCL_BACKEND", "gpu");
     PT_ERR(pcclInvalidUsage, pcclCommInitAll(c, 2, NULL));
-    env_restore(&s);
+    pt_env_pop(s);
 }
 
 static void test_after_destroy(void)

@@ -19,21 +19,14 @@
 #include "harness.h"
 #include "mproc.h"
 
-static char *old_boot;
+static pt_env old_boot;
 static void env_set(void)
 {
-    const char *o = getenv("PCCL_BOOT_TIMEOUT");
-    old_boot = o ? strdup(o) : NULL;
     char b[16];
     snprintf(b, sizeof b, "%d", MP_BOOT_S);
-    setenv("PCCL_BOOT_TIMEOUT", b, 1);
+    old_boot = pt_env_push("PCCL_BOOT_TIMEOUT", b);
 }
-static void env_restore(void)
-{
-    if (old_boot) setenv("PCCL_BOOT_TIMEOUT", old_boot, 1);
-    else unsetenv("PCCL_BOOT_TIMEOUT");
-    free(old_boot);
-}
+static void env_restore(void) { pt_env_pop(old_boot); }
 
 static void run_clean(const char *what, int n, int iters, int sync, int chaos, uint64_t seed)
 {

@@ -216,9 +216,7 @@ static void ll_random(int G, int chaos, int iters)
 {
     char name[64];
     snprintf(name, sizeof name, "LL, random order, %d gpus%s", G, chaos ? ", chaos" : "");
-    const char *old = getenv("PCCL_PROTO");
-    char *keep = old ? strdup(old) : NULL;
-    setenv("PCCL_PROTO", "ll", 1);
+    pt_env keep = pt_env_push("PCCL_PROTO", "ll");
     pt_rand_opts o;
     pt_rand_defaults(&o, name, G, iters);
     o.chaos = chaos;
@@ -228,9 +226,7 @@ static void ll_random(int G, int chaos, int iters)
     pt_begin(name, 300);
     if (pt_random_order(&o, &st) == 0 && chaos) PT_CHECK(st.preemptions > 0, "%s: never preempted", name);
     pt_end();
-    if (keep) setenv("PCCL_PROTO", keep, 1);
-    else unsetenv("PCCL_PROTO");
-    free(keep);
+    pt_env_pop(keep);
 }
 static void test_ll_random_3(void) { ll_random(3, -1, ck_scaled(60, 8)); }
 static void test_ll_random_2_chaos(void) { ll_random(2, 1, ck_scaled(60, 8)); }

@@ -218,9 +218,7 @@ static void test_boot_file_left(void)
 {
     if (!enabled("KB4 a failed pcclCommInitRank leaves its /dev/shm/pccl-* file behind")) return;
     pt_begin("KB4", 60);
-    const char *o = getenv("PCCL_BOOT_TIMEOUT");
-    char *old = o ? strdup(o) : NULL;
-    setenv("PCCL_BOOT_TIMEOUT", "1", 1);
+    pt_env old = pt_env_push("PCCL_BOOT_TIMEOUT", "1");
     pcclUniqueId id;
     PT_OK(pcclGetUniqueId(&id));
     pcclComm_t c = NULL;
@@ -229,9 +227,7 @@ static void test_boot_file_left(void)
     pt_boot_path(&id, path, sizeof path);
     PT_CHECK(access(path, F_OK) != 0, "KB4: %s is left behind after the failed join", path);
     pt_boot_unlink(&id);
-    if (old) setenv("PCCL_BOOT_TIMEOUT", old, 1);
-    else unsetenv("PCCL_BOOT_TIMEOUT");
-    free(old);
+    pt_env_pop(old);
     pt_end();
 }
 
