@@ -48,7 +48,7 @@ RUN_ROUNDS ?= 2000
 JOBS    ?= $(shell nproc 2>/dev/null || echo 1)
 all run test test-long bench mpi:
 	@scripts/setup --quiet
-	@$(MAKE) --no-print-directory -j$(JOBS) _$@
+	@$(MAKE) --no-print-directory -j$(JOBS) $(if $(filter test,$@),--output-sync=target) _$@
 
 deps:
 	@scripts/setup
@@ -143,7 +143,6 @@ $(TSAN)/pccl-tests: $(PTEST_SRC:%.c=$(TSAN)/%.o) $(TSAN)/tests/runner.o $(PCCL_S
 	$(CC) $(CFLAGS) $(TSANFLAGS) -o $@ $^ -lcunit -lm -pthread
 
 # ---- dlreplay (harness/): host backend here; the CUDA build joins `make gpu` ----
-_test check: $(B)/dlreplay $(SAN)/dlreplay $(B)/harness-tests $(SAN)/harness-tests $(TSAN)/harness-tests
 # The larger corpus: 200 rounds per config of configs/replay on the host backend;
 # the API fuzzer (tests/pccl/fuzz.c) longer than in `make test`, in every build
 # (a failure prints PCCL_FUZZ_SEED to replay it with); fault injection over
@@ -239,39 +238,70 @@ $(SAN)/dlsim-tests: $(TEST_SRC:%.c=$(SAN)/%.o) $(SAN)/libdlsim.a
 _run: $(B)/dlsim
 	$(B)/dlsim run $(DEFAULT_CONFIG) --rounds $(RUN_ROUNDS)
 
-_test check: $(B)/dlsim $(B)/dlsim-tests $(SAN)/dlsim $(SAN)/dlsim-tests $(if $(MPICC),$(B)/dlsim-mpi) $(B)/pccl-example \
-             $(B)/pccl-tests $(SAN)/pccl-tests $(TSAN)/pccl-tests $(if $(NVCC),gpu)
+# make test's steps, each a target of its own: `make -j` runs them side by
+# side and beside what is still being built, and --output-sync=target (the
+# `test` rule above) prints each step's output whole when it ends.  One after
+# another they took 352 s of a fresh clone's 533 on 2 cores, using 1.2 cores
+# (their threads wait: timeouts, child processes).  The steps on pccl's host
+# backend come last, one after another and alone (the order-only
+# prerequisites): their emulated GPUs poll with sched_yield, so beside
+# anything else they lose their time: side by side with the other steps and
+# the build, pccl's TSan run took 213-285 s instead of 127, its ASan run 180
+# instead of 50.  The GPU tests run last of all (_test's own recipe): they
+# time the GPUs.
+TEST_OTHER := _test.dlsim-asan _test.mpi _test.dlsim _test.harness _test.replay _test.cli _test.example _test.python
+TEST_HOST := _test.pccl-tsan _test.pccl _test.pccl-asan _test.perf
+.PHONY: $(TEST_OTHER) $(TEST_HOST)
+_test check: $(TEST_OTHER) $(TEST_HOST)
+	@scripts/test-gpu --if-present
+_test.pccl-tsan: | $(TEST_OTHER) $(if $(NVCC),gpu)
+_test.pccl: | _test.pccl-tsan
+_test.pccl-asan: | _test.pccl
+_test.perf: | _test.pccl-asan
+_test.dlsim: $(B)/dlsim-tests
 	@echo "== unit tests (optimized build)"
 	$(B)/dlsim-tests
+	@echo "== the test runner: DL_TEST_TIMEOUT, one suite or test (tests/runner.sh)"
+	tests/runner.sh $(B)/dlsim-tests
+_test.dlsim-asan: $(SAN)/dlsim-tests
 	@echo "== unit tests (ASan+UBSan build, fewer random rounds)"
 	DL_TEST_QUICK=1 $(SAN)/dlsim-tests
+_test.cli: $(SAN)/dlsim
 	@echo "== command-line tests (ASan+UBSan build)"
 	tests/cli.sh $(SAN)/dlsim
+_test.mpi: $(B)/dlsim $(if $(MPICC),$(B)/dlsim-mpi)
 	@echo "== MPI: dlsim-mpi on 1, 2 and 4 ranks against dlsim"
 	tests/mpi.sh $(B)/dlsim $(B)/dlsim-mpi
+_test.example: $(B)/pccl-example
 	@echo "== pccl example program (examples/pccl_allreduce.c, host backend: 4 and 2 GPUs, a bad count refused)"
 	PCCL_BACKEND=host $(B)/pccl-example
 	PCCL_BACKEND=host $(B)/pccl-example 2
 	$(B)/pccl-example 1 2>&1 | grep -q 'usage:.*from 2 to 8' && ! $(B)/pccl-example 1 2>/dev/null
+_test.pccl: $(B)/pccl-tests
 	@echo "== pccl host backend (optimized build)"
 	$(B)/pccl-tests
+_test.pccl-asan: $(SAN)/pccl-tests
 	@echo "== pccl host backend (ASan+UBSan build, fewer iterations)"
 	PCCL_TEST_QUICK=1 $(SAN)/pccl-tests
+_test.pccl-tsan: $(TSAN)/pccl-tests
 	@echo "== pccl host backend (TSan build, fewer iterations)"
 	PCCL_TEST_QUICK=1 TSAN_OPTIONS=halt_on_error=1 $(TSAN)/pccl-tests
+_test.perf: $(B)/pccl-perf $(SAN)/pccl-perf $(B)/pccl-slice-ab $(SAN)/pccl-slice-ab
 	@echo "== pccl-perf, host backend (tests/perf.sh; optimized and ASan+UBSan builds)"
 	tests/perf.sh $(B)/pccl-perf $(SAN)/pccl-perf
 	@echo "== pccl-slice-ab, host backend (tests/slice-ab.sh; optimized and ASan+UBSan builds)"
 	tests/slice-ab.sh $(B)/pccl-slice-ab $(SAN)/pccl-slice-ab
+_test.harness: $(B)/harness-tests $(SAN)/harness-tests $(TSAN)/harness-tests
 	@echo "== dlreplay: the harness (emulated NCCL, pccl host backend; optimized, then ASan+UBSan and TSan with fewer rounds)"
 	$(B)/harness-tests
 	DR_TEST_QUICK=1 $(SAN)/harness-tests
 	DR_TEST_QUICK=1 TSAN_OPTIONS=halt_on_error=1 $(TSAN)/harness-tests
+_test.replay: $(B)/dlreplay $(SAN)/dlreplay
 	@echo "== dlreplay: command line and the trace corpus on the host backend (tests/replay.sh)"
 	tests/replay.sh $(B)/dlreplay $(SAN)/dlreplay
+_test.python:
 	@echo "== pccl_torch tests (python/tests; each skips, with its reason, without torch or a GPU)"
 	@if command -v python3 >/dev/null; then python3 python/tests/test_backend.py; else echo "skipped: no python3"; fi
-	@scripts/test-gpu --if-present
 
 _bench: $(B)/dlsim
 	scripts/bench-sim
@@ -308,7 +338,6 @@ $(G)/pccl-slice-ab: $(SLICE_AB_DEPS) $(B)/libpccl.a
 	$(NVCC) -O2 -arch=$(GPU_ARCH) -Xcompiler -Wall -o $@ $< $(B)/libpccl.a -l:libgsl.a -l:libgslcblas.a -lm -lpthread
 _all build: $(B)/pccl-perf $(B)/pccl-slice-ab
 gpu: $(G)/pccl-perf $(G)/pccl-perf-proc $(if $(HAVE_PKGS),$(G)/pccl-slice-ab)
-_test check: $(B)/pccl-perf $(SAN)/pccl-perf $(B)/pccl-slice-ab $(SAN)/pccl-slice-ab
 
 # pccl: the GPU library where nvcc is found, else the host-backend library.
 PCCL_INSTALL_LIBS := $(if $(NVCC),$(B)/libpccl.a $(B)/libpccl.so)

@@ -1,7 +1,10 @@
 /* runner.c: see runner.h. */
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <CUnit/Basic.h>
 #include <CUnit/TestRun.h>
@@ -30,13 +33,59 @@ typedef struct {
 static timed_test *timed;
 static size_t ntimed;
 
+/* The watchdog: a test still running after DL_TEST_TIMEOUT seconds (300
+ * by default; 0: none) is named on stderr and the binary exits with 124, as
+ * timeout(1) does.  make test prints each step's output only when the step
+ * ends (--output-sync), so a hang would otherwise show nothing at all, not
+ * even the name CUnit printed before it. */
+static double limit_s = 300;
+static timed_test *running;    /* the test in progress (the main thread's); after a fatal
+                                 * assertion's long jump, until the next one starts */
+static uint64_t running_since; /* its start, in ns of now()'s clock */
+
+static void *watchdog(void *arg)
+{
+    (void)arg;
+    const struct timespec tick = {0, 20 * 1000 * 1000};
+    for (;;) {
+        nanosleep(&tick, NULL);
+        timed_test *t = __atomic_load_n(&running, __ATOMIC_ACQUIRE);
+        double since = (double)__atomic_load_n(&running_since, __ATOMIC_ACQUIRE) * 1e-9;
+        if (!t || now() - since < limit_s) continue;
+        fflush(stdout);
+        fprintf(stderr, "\nTIMEOUT: %s: %s still running after %.1f s (DL_TEST_TIMEOUT=%g)\n", t->suite->pName,
+                t->test->pName, now() - since, limit_s);
+        _exit(124);
+    }
+    return NULL;
+}
+
+static void start_watchdog(void)
+{
+    const char *e = getenv("DL_TEST_TIMEOUT");
+    if (e) {
+        char *end;
+        double v = strtod(e, &end);
+        if (end == e || *end || v < 0) {
+            fprintf(stderr, "DL_TEST_TIMEOUT=%s: not a number of seconds (0: no limit)\n", e);
+            exit(2);
+        }
+        limit_s = v;
+    }
+    pthread_t th;
+    if (limit_s > 0 && pthread_create(&th, NULL, watchdog, NULL) == 0) pthread_detach(th);
+}
+
 static void timed_run(void)
 {
     CU_pTest t = CU_get_current_test();
     for (size_t i = 0; i < ntimed; i++)
         if (timed[i].test == t) {
             double t0 = now();
+            __atomic_store_n(&running_since, (uint64_t)(t0 * 1e9), __ATOMIC_RELEASE);
+            __atomic_store_n(&running, &timed[i], __ATOMIC_RELEASE);
             timed[i].fn();
+            __atomic_store_n(&running, NULL, __ATOMIC_RELEASE);
             timed[i].secs = now() - t0;
             return;
         }
@@ -109,6 +158,7 @@ int dl_test_main(int argc, char **argv, int (*const reg[])(void), size_t nreg, c
             return 1;
         }
     time_every_test();
+    start_watchdog();
     CU_basic_set_mode(CU_BRM_VERBOSE);
     double t0 = now();
     int rc = run_selected(argc, argv);

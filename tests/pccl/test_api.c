@@ -608,7 +608,7 @@ static void test_balanced_groups(void)
  * way every output is exact (pt_run_cases checks). */
 static void test_dynamic_groups(void)
 {
-    setenv("PCCL_TEST_SLOW_BLOCK", "1:300", 1);
+    setenv("PCCL_TEST_SLOW_BLOCK", "1:1000", 1);
     for (int dyn = 0; dyn <= 1; dyn++) {
         pcclComm_t c[2];
         pcclConfig_t cfg = pt_config(2, 1024);
@@ -630,7 +630,8 @@ static void test_dynamic_groups(void)
             /* Dealt, 192 each; claimed, the slow block far fewer: at most
              * half.  A quarter was asked before, and TSan builds ran 78
              * against 306 now and then (its fast block takes ~75 us a
-             * primitive, against the slow one's 300), main's as well. */
+             * primitive); with the slow one's 300 us, a TSan run beside
+             * other work on 2 cores ran 138 against 246, so it takes 1 ms. */
             if (dyn)
                 PT_CHECK(b1.primitives * 2 < b0.primitives, "rank %d: the slow block ran %llu primitives, the other %llu",
                          r, (unsigned long long)b1.primitives, (unsigned long long)b0.primitives);
