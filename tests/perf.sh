@@ -297,6 +297,42 @@ expect "scripts/perf bad --overlap-blocks" 2 "--overlap-blocks 4,x: expected a l
 expect "scripts/perf --nccl-tests with --host" 2 "--nccl-tests: not with --host" -- scripts/perf --host --nccl-tests "$tmp"
 expect "scripts/perf-vs-nccl-tests --help" 0 "--compare DIR" -- scripts/perf-vs-nccl-tests --help
 
+# ---- scripts/perf-ab: two builds in turn, medians against a plain computation -------------------
+# Stand-ins: each run writes one bench row whose time is the next of its list (a counter file per
+# build): A 10 90 20 40 (median 30, its mean 40; 10-90), B twice that (60, 20-180), so B / A = 2.
+ab=scripts/perf-ab
+for x in a b; do
+  m=1; [ $x = b ] && m=2
+  printf '#!/bin/sh
+n=$(cat %s/%s.n 2>/dev/null || echo 0); echo $((n + 1)) > %s/%s.n
+set -- "$@"
+while [ $# -gt 0 ]; do [ "$1" = --csv ] && f=$2; shift; done
+t=$(echo "10 90 20 40" | cut -d" " -f$((n %% 4 + 1)))
+{ echo mode,coll,nranks,lib,placement,size,count,type,redop,root,iters,warmup,time_us,algbw_GBs,busbw_GBs,wrong,ratio,dtime_us,delay_us,preempt_per_iter_block,quits_per_iter,timing
+  echo bench,all_reduce,2,pccl,out,1024,256,float,sum,-1,5,1,$((t * %d)),0,0,,,,,,,b2b; } > "$f"
+' \
+    "$tmp" $x "$tmp" $x $m > "$tmp/ab-$x"
+  chmod +x "$tmp/ab-$x"
+done
+if expect "perf-ab: 2 rounds of stand-ins" 0 "all_reduce +float +sum +1024 out b2b +pccl +30.00 +60.00 +2.000 +10.00-90.00 +20.00-180.00" -- \
+  $ab --rounds 2 --out "$tmp/abrun" "$tmp/ab-a" "$tmp/ab-b" -- -g 2; then
+  check "perf-ab: A B B A twice, each run's CSV and output kept" test \
+    "$(cd "$tmp/abrun" && ls *.csv | tr '\n' ' ')" = "a-1.2.csv a-1.csv a-2.2.csv a-2.csv ab.csv b-1.2.csv b-1.csv b-2.2.csv b-2.csv "
+  check "perf-ab: ab.csv's row" grep -qx "all_reduce,float,sum,1024,out,b2b,pccl,30.0000,60.0000,2.0000,10.0000,90.0000,20.0000,180.0000" "$tmp/abrun/ab.csv"
+  check "perf-ab: the order A B B A in commands.txt" test \
+    "$(grep -o 'ab-[ab] -g 2' "$tmp/abrun/commands.txt" | cut -c4 | tr -d '\n')" = "abbaabba"
+fi
+if expect "perf-ab: two host builds (pccl-perf itself)" 0 "all_reduce +float +sum +4096 in +b2b +pccl" -- \
+  $ab --rounds 1 "$perf" "$perf" -- -g 2 --coll all_reduce -b 1K -e 4K -f 4 -n 3 -w 1 -c 0 --timing b2b; then :; fi
+expect "perf-ab: --help"           0 "A B B A"                                -- $ab --help
+expect "perf-ab: one build"        2 "needs two pccl-perf builds"             -- $ab "$perf"
+expect "perf-ab: --rounds 0"       2 "--rounds '0': expected a number"        -- $ab --rounds 0 "$perf" "$perf"
+expect "perf-ab: not executable"   2 "/nonexistent: not an executable"        -- $ab "$perf" /nonexistent
+expect "perf-ab: a third build"    2 "a third build"                          -- $ab "$perf" "$perf" "$perf"
+expect "perf-ab: --csv is its own" 2 "--csv is perf-ab's own"                 -- $ab "$perf" "$perf" -- --csv x
+expect "perf-ab: unknown argument" 2 "unknown argument '--bogus'"             -- $ab --bogus "$perf" "$perf"
+expect "perf-ab: a failing build"  1 "perf-ab: /bin/false exited 1"           -- $ab --rounds 1 "$perf" /bin/false -- -g 2 -b 1K -e 1K -n 2 -w 1 -c 0
+
 # ---- scripts/train-plot: the table from train_order.py CSVs (results/stream-gpu) -----------------
 tp=scripts/train-plot
 if command -v gnuplot >/dev/null; then
