@@ -1,8 +1,8 @@
 #!/bin/bash
 # Call 5 (one H200): what the daemon's 64-register cap (__launch_bounds__(512, 2): two blocks' worth of
-# an SM's registers, so an application's kernel fits beside one) costs: 34a8068 (pccl-perf-base; the
-# daemon's code is 1937884's) against the same with __maxnreg__(80) (pccl-perf-split) and
-# __maxnreg__(96) (pccl-perf-split2), in rotating order: all-reduce sum of every type and bfloat16
+# an SM's registers, so an application's kernel fits beside one) costs: 1937884's build (pccl-perf-base)
+# against 60ec17b's (lib/ as at 1937884) with __maxnreg__(80) (pccl-perf-split) and
+# __maxnreg__(96) (pccl-perf-split2) for the kernel's __launch_bounds__, in rotating order: all-reduce sum of every type and bfloat16
 # avg, 2 ranks sharing the GPU, back to back, 128 MiB (4 rounds), 2 MiB and 32 KiB (2 rounds);
 # correctness of the 96-register build on 2 ranks.
 set -u

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Call 6 (one H200): scripts/perf-ab's noise floor: the same build (34a8068's daemon, pccl-perf-base)
+# Call 6 (one H200): scripts/perf-ab's noise floor: the same build (pccl-perf-base: 1937884's, its daemon's code as at c55a995)
 # as A and as B, every type and op of all-reduce, 2 ranks sharing the GPU, back to back, 128 MiB and
 # 2 MiB, 3 rounds of A B B A each.
 set -u
