@@ -314,15 +314,15 @@ t=$(echo "10 90 20 40" | cut -d" " -f$((n %% 4 + 1)))
     "$tmp" $x "$tmp" $x $m > "$tmp/ab-$x"
   chmod +x "$tmp/ab-$x"
 done
-if expect "perf-ab: 2 rounds of stand-ins" 0 "all_reduce +float +sum +1024 out b2b +pccl +30.00 +60.00 +2.000 +10.00-90.00 +20.00-180.00" -- \
+if expect "perf-ab: 2 rounds of stand-ins" 0 "all_reduce +float +sum +-1 +1024 out b2b +pccl +30.00 +60.00 +2.000 +10.00-90.00 +20.00-180.00" -- \
   $ab --rounds 2 --out "$tmp/abrun" "$tmp/ab-a" "$tmp/ab-b" -- -g 2; then
   check "perf-ab: A B B A twice, each run's CSV and output kept" test \
     "$(cd "$tmp/abrun" && ls *.csv | tr '\n' ' ')" = "a-1.2.csv a-1.csv a-2.2.csv a-2.csv ab.csv b-1.2.csv b-1.csv b-2.2.csv b-2.csv "
-  check "perf-ab: ab.csv's row" grep -qx "all_reduce,float,sum,1024,out,b2b,pccl,30.0000,60.0000,2.0000,10.0000,90.0000,20.0000,180.0000" "$tmp/abrun/ab.csv"
+  check "perf-ab: ab.csv's row" grep -qx "all_reduce,float,sum,-1,1024,out,b2b,pccl,30.0000,60.0000,2.0000,10.0000,90.0000,20.0000,180.0000" "$tmp/abrun/ab.csv"
   check "perf-ab: the order A B B A in commands.txt" test \
     "$(grep -o 'ab-[ab] -g 2' "$tmp/abrun/commands.txt" | cut -c4 | tr -d '\n')" = "abbaabba"
 fi
-if expect "perf-ab: two host builds (pccl-perf itself)" 0 "all_reduce +float +sum +4096 in +b2b +pccl" -- \
+if expect "perf-ab: two host builds (pccl-perf itself)" 0 "all_reduce +float +sum +-1 +4096 in +b2b +pccl" -- \
   $ab --rounds 1 "$perf" "$perf" -- -g 2 --coll all_reduce -b 1K -e 4K -f 4 -n 3 -w 1 -c 0 --timing b2b; then :; fi
 expect "perf-ab: --help"           0 "A B B A"                                -- $ab --help
 expect "perf-ab: one build"        2 "needs two pccl-perf builds"             -- $ab "$perf"
@@ -331,7 +331,13 @@ expect "perf-ab: not executable"   2 "/nonexistent: not an executable"        --
 expect "perf-ab: a third build"    2 "a third build"                          -- $ab "$perf" "$perf" "$perf"
 expect "perf-ab: --csv is its own" 2 "--csv is perf-ab's own"                 -- $ab "$perf" "$perf" -- --csv x
 expect "perf-ab: unknown argument" 2 "unknown argument '--bogus'"             -- $ab --bogus "$perf" "$perf"
-expect "perf-ab: a failing build"  1 "perf-ab: /bin/false exited 1"           -- $ab --rounds 1 "$perf" /bin/false -- -g 2 -b 1K -e 1K -n 2 -w 1 -c 0
+if expect "perf-ab: a failing build" 1 "perf-ab: /bin/false exited 1" -- $ab --rounds 2 --out "$tmp/abfail" "$perf" /bin/false -- -g 2 -b 1K -e 1K -n 2 -w 1 -c 0; then
+  check "perf-ab: stops at the failing run" test "$(grep -c '# exit' "$tmp/abfail/commands.txt")" = 2
+fi
+# reduce with -r all: each root a row of its own
+if expect "perf-ab: roots apart" 0 "" -- $ab --rounds 1 --out "$tmp/abroot" "$perf" "$perf" -- -g 2 --coll reduce -r all -b 1K -e 1K -n 2 -w 1 -c 0 --timing b2b; then
+  check "perf-ab: reduce at roots 0 and 1, out and in place: 4 rows" test "$(grep -c '^reduce,float,sum,[01],1024,' "$tmp/abroot/ab.csv")" = 4
+fi
 
 # ---- scripts/train-plot: the table from train_order.py CSVs (results/stream-gpu) -----------------
 tp=scripts/train-plot
