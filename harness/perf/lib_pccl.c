@@ -197,7 +197,7 @@ static void ptrs(perf_rank *R, const perf_case *k, int inplace, int iter, void *
 
 /* --pccl-times: the file, written by the rank threads after each chained
  * run (warm-up runs of more than one iteration too: each run of a rank has
- * its number). */
+ * its number) and after each row's timed round trips. */
 static FILE *times_f;
 static pthread_mutex_t times_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -216,13 +216,14 @@ static void times_begin(perf_rank *R, int n)
     if (t) R->times = t, R->tcap = n;
 }
 
-static void times_end(perf_rank *R, const perf_case *k, int inplace)
+static void times_end(perf_rank *R, const perf_case *k, int inplace, const char *timing)
 {
     if (!times_f || !R->ntimes) return;
     pthread_mutex_lock(&times_mu);
     R->truns++;
     for (int i = 0; i < R->ntimes; i++)
-        fprintf(times_f, "%d,%zu,%d,%d,%llu\n", R->rank, k->bytes, inplace, R->truns, (unsigned long long)R->times[i]);
+        fprintf(times_f, "%d,%zu,%d,%d,%llu,%s\n", R->rank, k->bytes, inplace, R->truns,
+                (unsigned long long)R->times[i], timing);
     pthread_mutex_unlock(&times_mu);
 }
 
@@ -281,7 +282,7 @@ static void run_chains(perf_rank *R, const perf_case *k, int inplace, int iter0,
         if (res != pcclSuccess) fail(R, "chained iterations of", k, res);
     }
     perf_wd_disarm();
-    times_end(R, k, inplace);
+    times_end(R, k, inplace, "b2b");
 }
 
 static int p_run(perf_rank *R, const perf_case *k, int inplace, int iter0, int n)
@@ -292,6 +293,7 @@ static int p_run(perf_rank *R, const perf_case *k, int inplace, int iter0, int n
     }
     void *s, *r;
     ptrs(R, k, inplace, iter0, &s, &r);
+    if (R->rt_timed && iter0 == 0) times_begin(R, k->iters);
     perf_wd_arm();
     pcclResult_t res = pcclRun(R->pcomm, id0(R, k), s, r, NULL, NULL);
     if (res != pcclSuccess) fail(R, "pcclRun", k, res);
@@ -299,6 +301,10 @@ static int p_run(perf_rank *R, const perf_case *k, int inplace, int iter0, int n
     perf_wd_disarm();
     if (res != pcclSuccess) fail(R, "pcclWait", k, res);
     perf_wd_progress();
+    if (R->rt_timed) { /* the wait's return: each round trip's end, as the rank thread sees it */
+        if (R->ntimes < R->tcap) R->times[R->ntimes++] = mono_ns();
+        if (iter0 == k->iters - 1) times_end(R, k, inplace, "rt");
+    }
     return 0;
 }
 
@@ -371,7 +377,7 @@ static int p_setup(perf_team *T)
         fprintf(stderr, "pccl-perf: --pccl-times %s: cannot write the file\n", T->o->pccl_times);
         return -1;
     }
-    fputs("rank,bytes,inplace,run,ns\n", times_f);
+    fputs("rank,bytes,inplace,run,ns,timing\n", times_f);
     return 0;
 }
 

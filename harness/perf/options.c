@@ -86,10 +86,11 @@ void perf_usage(FILE *f)
         "                        protocol costs where one GPU is all there is (no NVLink in the\n"
         "                        figures); with -g 4 --share-gpu=2 every ring hop crosses NVLink\n"
         "                        (0 -> 1 -> 0 -> 1), a proxy for 4 GPUs where 2 are lent\n"
-        "  --pccl-times FILE     pccl back to back: the time of every completion (ns, the host's\n"
-        "                        CLOCK_MONOTONIC, PCCL_SLICE_LOG's *_at clock on the host side), one\n"
-        "                        CSV line each: rank, bytes, in place, the rank's run (warm-ups\n"
-        "                        of 2 or more too), ns (a diagnosis of stalls)\n"
+        "  --pccl-times FILE     pccl: the time of every completion (ns, the host's CLOCK_MONOTONIC,\n"
+        "                        PCCL_SLICE_LOG's *_at clock on the host side; b2b: the callback's,\n"
+        "                        rt: pcclWait's return), one CSV line each: rank, bytes, in place,\n"
+        "                        the rank's run (b2b warm-ups of 2 or more too), ns, timing (a\n"
+        "                        diagnosis of stalls)\n"
         "  -h,--help             this text\n"
         "\n"
         "Timing: as nccl-tests, wall clock from a barrier of the rank threads to the completion of\n"
@@ -424,9 +425,8 @@ void perf_parse_args(perf_opts *o, int argc, char **argv, int visible, int defau
             bad("--timing", "b2b", "-z 1 waits for every iteration: use --timing rt (or -z 0)");
         o->timings = 1u << PERF_TIMING_RT;
     }
-    if (o->pccl_times && (!(o->libs & (1u << PERF_LIB_PCCL)) || !(o->timings & (1u << PERF_TIMING_B2B)) ||
-                          o->ndelays || o->interfere || o->split))
-        bad("--pccl-times", o->pccl_times, "pccl's back-to-back rows only: --lib pccl or all, --timing b2b or all, "
+    if (o->pccl_times && (!(o->libs & (1u << PERF_LIB_PCCL)) || o->ndelays || o->interfere || o->split))
+        bad("--pccl-times", o->pccl_times, "pccl's rows only: --lib pccl or all, "
             "no --delay-us, --interfere or --split");
 #ifndef PERF_HAVE_CUDA
     /* last, so that bad values are named first.  Test knob (tests/perf.sh): a

@@ -178,8 +178,9 @@ typedef struct perf_rank {
     int nblk;
     long cwrong;                /* compute samples wrong */
     char cmsg[256];
-    uint64_t *times;            /* --pccl-times: this rank's completions of the running b2b row */
+    uint64_t *times;            /* --pccl-times: this rank's completions of the running row */
     int ntimes, tcap, truns;
+    int rt_timed;               /* rank.c: inside a row's timed round trips (--pccl-times writes them) */
 } perf_rank;
 
 /* A result: one library, one placement, one case. */

@@ -77,10 +77,12 @@ static void timed(perf_rank *R, const perf_lib *L, const perf_case *k, int inpla
     perf_barrier(R);
     double t0 = perf_now();
     if (timing == PERF_TIMING_RT) {
+        R->rt_timed = 1;
         for (int i = 0; i < k->iters; i++) {
             L->run(R, k, inplace, i, 1);
             if (R->T->o->blocking) perf_barrier(R);
         }
+        R->rt_timed = 0;
     } else {
         L->run(R, k, inplace, 0, k->iters);
     }
