@@ -123,17 +123,17 @@ cut -d, -f1-3 "$tmp/sl.csv" > "$tmp/sl1.csv"
 expect "slice-log --ranks, an older log" 2 "no cut_at column" -- scripts/slice-log --ranks "$tmp/sl1.csv"
 expect "slice-log: the spans summarized" 0 "late +1.0" -- scripts/slice-log "$tmp/sl.csv"
 check "slice-log: the moments and the offset not summarized" sh -c "! scripts/slice-log '$tmp/sl.csv' | grep -qE 'cut_at|clock_offset'"
-expect "--pccl-times: not with --delay-us" 2 "--pccl-times $tmp/x.csv: pccl's rows only" -- "$perf" --pccl-times "$tmp/x.csv" --delay-us 10
-expect "unwritable --pccl-times" 1 "--pccl-times $tmp/no/such/dir/x.csv: cannot write" -- "$perf" -g 2 -b 1K -e 1K -n 2 -w 0 --pccl-times "$tmp/no/such/dir/x.csv"
+expect "--times: not with --delay-us" 2 "--times $tmp/x.csv: the table's rows only" -- "$perf" --times "$tmp/x.csv" --delay-us 10
+expect "unwritable --pccl-times" 1 "--times $tmp/no/such/dir/x.csv: cannot write" -- "$perf" -g 2 -b 1K -e 1K -n 2 -w 0 --pccl-times "$tmp/no/such/dir/x.csv"
 if expect "--pccl-times" 0 "outcome=OK" -- "$perf" -g 2 -b 1K -e 4K -f 4 -n 20 -w 2 --coll all_reduce --pccl-times "$tmp/times.csv"; then
   check "--pccl-times: 2 ranks x 2 sizes x 2 placements x (20 + 2 warm-up) lines" test "$(wc -l < "$tmp/times.csv")" = 177
   check "--pccl-times: 8 runs per rank, times rising within each" awk -F, 'NR > 1 { k = $1 "," $4; if ((k in last) && $5 < last[k]) bad++; last[k] = $5; if ($4 > runs[$1]) runs[$1] = $4 } END { exit !(!bad && runs[0] == 8 && runs[1] == 8) }' "$tmp/times.csv"
 fi
-if expect "--pccl-times, round trips" 0 "outcome=OK" -- "$perf" -g 2 -b 1K -e 1K -n 20 -w 2 --coll all_reduce --timing rt --pccl-times "$tmp/rt.csv"; then
+if expect "--times, round trips" 0 "outcome=OK" -- "$perf" -g 2 -b 1K -e 1K -n 20 -w 2 --coll all_reduce --timing rt --times "$tmp/rt.csv"; then
   # per rank and placement: the warm-up's chained run (2 lines, b2b), then the 20 round trips
-  check "--pccl-times, round trips: 2 ranks x 2 placements x 20 rt lines" test "$(grep -c ',rt$' "$tmp/rt.csv")" = 80
-  check "--pccl-times, round trips: 4 b2b lines (the warm-ups), the header" test "$(grep -vc ',rt$' "$tmp/rt.csv")" = 9
-  check "--pccl-times, round trips: a run each, times rising, 20 apart" awk -F, 'NR > 1 && $6 == "rt" { k = $1 "," $4; if ((k in last) && $5 < last[k]) bad++; last[k] = $5; n[k]++ } END { for (k in n) { runs++; if (n[k] != 20) bad++ } exit !(!bad && runs == 4) }' "$tmp/rt.csv"
+  check "--times, round trips: 2 ranks x 2 placements x 20 rt lines" test "$(grep -c ',rt,pccl$' "$tmp/rt.csv")" = 80
+  check "--times, round trips: 4 b2b lines (the warm-ups), the header" test "$(grep -vc ',rt,pccl$' "$tmp/rt.csv")" = 9
+  check "--times, round trips: a run each, times rising, 20 apart" awk -F, 'NR > 1 && $6 == "rt" { k = $1 "," $4; if ((k in last) && $5 < last[k]) bad++; last[k] = $5; n[k]++ } END { for (k in n) { runs++; if (n[k] != 20) bad++ } exit !(!bad && runs == 4) }' "$tmp/rt.csv"
 fi
 if expect "--timing all" 0 "outcome=OK rows=12 wrong=0" -- env PCCL_PERF_TEST_CORRUPT=none "$perf" -g 2 -b 64 -e 4K -f 8 --timing all -n 3 -w 1 --coll reduce_scatter --csv "$tmp/t.csv"; then
   check "--timing all: b2b then rt rows per size" test "$(awk '/^ +[0-9]+ / { printf "%s%s ", $1, $7 }' "$tmp/out")" = "64b2b 64rt 512b2b 512rt 4096b2b 4096rt "

@@ -159,11 +159,16 @@ static int n_run(perf_rank *R, const perf_case *k, int inplace, int iter0, int n
         if (perf_nccl_leader(o, R->rank) != R->rank) return 0; /* the leader issues this rank's work */
         g = o->ngpus;
     }
+    if (R->rt_timed && iter0 == 0) perf_times_begin(R, k->iters);
     perf_wd_arm();
     for (int i = 0; i < n; i++) launch(R->T, k, inplace, iter0 + i, r0, g);
     wait_streams(r0, g);
     perf_wd_disarm();
     perf_wd_progress();
+    if (R->rt_timed) { /* the group's round trip ended: --times (b2b has one wait, no per-iteration end) */
+        perf_times_add(R);
+        if (iter0 == k->iters - 1) perf_times_end(R, k, inplace, PERF_TIMING_RT, PERF_LIB_NCCL);
+    }
     return 0;
 }
 

@@ -195,44 +195,12 @@ static void ptrs(perf_rank *R, const perf_case *k, int inplace, int iter, void *
     perf_ptrs(k, R->rank, R->send, R->recv, R->T->alloc, inplace, iter, s, r);
 }
 
-/* --pccl-times: the file, written by the rank threads after each chained
- * run (warm-up runs of more than one iteration too: each run of a rank has
- * its number) and after each row's timed round trips. */
-static FILE *times_f;
-static pthread_mutex_t times_mu = PTHREAD_MUTEX_INITIALIZER;
-
-static uint64_t mono_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-static void times_begin(perf_rank *R, int n)
-{
-    R->ntimes = 0;
-    if (!times_f || n <= R->tcap) return;
-    uint64_t *t = realloc(R->times, sizeof *t * (size_t)n);
-    if (t) R->times = t, R->tcap = n;
-}
-
-static void times_end(perf_rank *R, const perf_case *k, int inplace, const char *timing)
-{
-    if (!times_f || !R->ntimes) return;
-    pthread_mutex_lock(&times_mu);
-    R->truns++;
-    for (int i = 0; i < R->ntimes; i++)
-        fprintf(times_f, "%d,%zu,%d,%d,%llu,%s\n", R->rank, k->bytes, inplace, R->truns,
-                (unsigned long long)R->times[i], timing);
-    pthread_mutex_unlock(&times_mu);
-}
-
 /* On pccl's poller thread: the previous iteration completed; issue the next. */
 static void chain_cb(int id, pcclResult_t status, void *arg)
 {
     perf_chain *ch = arg;
     perf_rank *R = ch->R;
-    if (R->ntimes < R->tcap) R->times[R->ntimes++] = mono_ns(); /* one poller thread per rank */
+    perf_times_add(R); /* one poller thread per rank */
     perf_wd_progress();
     if (status != pcclSuccess) {
         if (!ch->status) ch->status = status;
@@ -253,7 +221,7 @@ static int id0(const perf_rank *R, const perf_case *k) { return R->pccl_id[k->si
 static void run_chains(perf_rank *R, const perf_case *k, int inplace, int iter0, int n)
 {
     int d = copies(R->T->o), nch = n < d ? n : d;
-    times_begin(R, n);
+    perf_times_begin(R, n);
     perf_wd_arm();
     for (int j = 0; j < nch; j++) {
         perf_chain *ch = &R->chain[j];
@@ -282,7 +250,7 @@ static void run_chains(perf_rank *R, const perf_case *k, int inplace, int iter0,
         if (res != pcclSuccess) fail(R, "chained iterations of", k, res);
     }
     perf_wd_disarm();
-    times_end(R, k, inplace, "b2b");
+    perf_times_end(R, k, inplace, PERF_TIMING_B2B, PERF_LIB_PCCL);
 }
 
 static int p_run(perf_rank *R, const perf_case *k, int inplace, int iter0, int n)
@@ -293,7 +261,7 @@ static int p_run(perf_rank *R, const perf_case *k, int inplace, int iter0, int n
     }
     void *s, *r;
     ptrs(R, k, inplace, iter0, &s, &r);
-    if (R->rt_timed && iter0 == 0) times_begin(R, k->iters);
+    if (R->rt_timed && iter0 == 0) perf_times_begin(R, k->iters);
     perf_wd_arm();
     pcclResult_t res = pcclRun(R->pcomm, id0(R, k), s, r, NULL, NULL);
     if (res != pcclSuccess) fail(R, "pcclRun", k, res);
@@ -302,8 +270,8 @@ static int p_run(perf_rank *R, const perf_case *k, int inplace, int iter0, int n
     if (res != pcclSuccess) fail(R, "pcclWait", k, res);
     perf_wd_progress();
     if (R->rt_timed) { /* the wait's return: each round trip's end, as the rank thread sees it */
-        if (R->ntimes < R->tcap) R->times[R->ntimes++] = mono_ns();
-        if (iter0 == k->iters - 1) times_end(R, k, inplace, "rt");
+        perf_times_add(R);
+        if (iter0 == k->iters - 1) perf_times_end(R, k, inplace, PERF_TIMING_RT, PERF_LIB_PCCL);
     }
     return 0;
 }
@@ -369,24 +337,8 @@ static const char *p_version(void)
     return v;
 }
 
-static int p_setup(perf_team *T)
-{
-    if (!T->o->pccl_times) return 0;
-    times_f = fopen(T->o->pccl_times, "w");
-    if (!times_f) {
-        fprintf(stderr, "pccl-perf: --pccl-times %s: cannot write the file\n", T->o->pccl_times);
-        return -1;
-    }
-    fputs("rank,bytes,inplace,run,ns,timing\n", times_f);
-    return 0;
-}
-
-static void p_teardown(perf_team *T)
-{
-    if (times_f && fclose(times_f)) fprintf(stderr, "pccl-perf: --pccl-times %s: write failed\n", T->o->pccl_times);
-    times_f = NULL;
-    for (int r = 0; r < T->nranks; r++) free(T->rank[r].times), T->rank[r].times = NULL, T->rank[r].tcap = 0;
-}
+static int p_setup(perf_team *T) { return 0; }
+static void p_teardown(perf_team *T) {}
 
 const perf_lib perf_lib_pccl = {
     "pccl", 1, p_setup, p_teardown, p_test_begin, p_test_end, p_run, p_quiesce, p_counters, p_abort_all, p_version,

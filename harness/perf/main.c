@@ -100,6 +100,7 @@ int main(int argc, char **argv)
     perf_report_header(&T);
     perf_wd_start(&T, o.timeout);
     if (o.check && !o.ndelays) perf_data_alloc(&T);
+    perf_times_open(o.times);
     for (int l = 0; l < PERF_NLIBS; l++)
         if (((o.libs >> l) & 1u) && perf_lib_get(l)->setup(&T))
             perf_fatal(PERF_EXIT_ERROR, "%s: setup failed", perf_lib_get(l)->name);
@@ -109,6 +110,7 @@ int main(int argc, char **argv)
     /* teardown under the watchdog: a communicator that does not go away is a hang too */
     for (int l = 0; l < PERF_NLIBS; l++)
         if ((o.libs >> l) & 1u) perf_lib_get(l)->teardown(&T);
+    perf_times_close(&T);
     perf_wd_stop();
     perf_report_summary(&T);
     int files = perf_report_files(&T);

@@ -86,11 +86,12 @@ void perf_usage(FILE *f)
         "                        protocol costs where one GPU is all there is (no NVLink in the\n"
         "                        figures); with -g 4 --share-gpu=2 every ring hop crosses NVLink\n"
         "                        (0 -> 1 -> 0 -> 1), a proxy for 4 GPUs where 2 are lent\n"
-        "  --pccl-times FILE     pccl: the time of every completion (ns, the host's CLOCK_MONOTONIC,\n"
-        "                        PCCL_SLICE_LOG's *_at clock on the host side; b2b: the callback's,\n"
-        "                        rt: pcclWait's return), one CSV line each: rank, bytes, in place,\n"
-        "                        the rank's run (b2b warm-ups of 2 or more too), ns, timing (a\n"
-        "                        diagnosis of stalls)\n"
+        "  --times FILE          every completion's time (ns, the host's CLOCK_MONOTONIC,\n"
+        "                        PCCL_SLICE_LOG's *_at clock on the host side): pccl back to back\n"
+        "                        as its callback runs, round trips (both libraries) as the wait\n"
+        "                        returns; one CSV line each: rank, bytes, in place, the rank's run\n"
+        "                        (pccl's b2b warm-ups of 2 or more too), ns, timing, library (a\n"
+        "                        diagnosis of stalls; --pccl-times: the same)\n"
         "  -h,--help             this text\n"
         "\n"
         "Timing: as nccl-tests, wall clock from a barrier of the rank threads to the completion of\n"
@@ -237,7 +238,8 @@ void perf_parse_args(perf_opts *o, int argc, char **argv, int visible, int defau
         {"interfere-k", required_argument, 0, O_IFRK}, {"split", no_argument, 0, O_SPLIT},
         {"blocks-csv", required_argument, 0, O_BCSV}, {"overlap", no_argument, 0, O_OVL},
         {"overlap-colls", required_argument, 0, O_OVLM}, {"share-gpu", optional_argument, 0, O_SHARE},
-        {"pccl-times", required_argument, 0, O_TIMES},
+        {"times", required_argument, 0, O_TIMES},
+        {"pccl-times", required_argument, 0, O_TIMES}, /* its first name */
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->nthreads = o->ngpus = 1;
@@ -333,7 +335,7 @@ void perf_parse_args(perf_opts *o, int argc, char **argv, int visible, int defau
         case O_SEED: o->seed = (uint64_t)parse_int(flag, v, 0, LLONG_MAX); break;
         case O_CSV: o->csv = v; break;
         case O_JSON: o->json = v; break;
-        case O_TIMES: o->pccl_times = v; break;
+        case O_TIMES: o->times = v; break;
         case O_DELAY: {
             char buf[512];
             snprintf(buf, sizeof buf, "%s", v);
@@ -425,9 +427,8 @@ void perf_parse_args(perf_opts *o, int argc, char **argv, int visible, int defau
             bad("--timing", "b2b", "-z 1 waits for every iteration: use --timing rt (or -z 0)");
         o->timings = 1u << PERF_TIMING_RT;
     }
-    if (o->pccl_times && (!(o->libs & (1u << PERF_LIB_PCCL)) || o->ndelays || o->interfere || o->split))
-        bad("--pccl-times", o->pccl_times, "pccl's rows only: --lib pccl or all, "
-            "no --delay-us, --interfere or --split");
+    if (o->times && (o->ndelays || o->interfere || o->split))
+        bad("--times", o->times, "the table's rows only: no --delay-us, --interfere or --split");
 #ifndef PERF_HAVE_CUDA
     /* last, so that bad values are named first.  Test knob (tests/perf.sh): a
      * CPU stand-in for the kernel (compute_host.c) runs the scenarios' logic */

@@ -86,7 +86,7 @@ typedef struct {
     int split;                   /* --split: pccl's latency split (PCCL_PROFILE) */
     const char *blocks_csv;      /* --blocks-csv: with --split, a line per size, rank and daemon block */
     int share_gpu;               /* --share-gpu[=M]: rank r on GPU r % M, 0: off (pccl only) */
-    const char *pccl_times;      /* --pccl-times: each b2b completion's time, to this file (lib_pccl.c) */
+    const char *times;           /* --times (--pccl-times): each completion's time, to this file (times.c) */
 } perf_opts;
 
 /* Parses argv into *o (visible: ranks possible; default_ranks: without -t
@@ -178,9 +178,9 @@ typedef struct perf_rank {
     int nblk;
     long cwrong;                /* compute samples wrong */
     char cmsg[256];
-    uint64_t *times;            /* --pccl-times: this rank's completions of the running row */
+    uint64_t *times;            /* --times: this rank's completions of the running run (times.c) */
     int ntimes, tcap, truns;
-    int rt_timed;               /* rank.c: inside a row's timed round trips (--pccl-times writes them) */
+    int rt_timed;               /* rank.c: inside a row's timed round trips (--times writes each) */
 } perf_rank;
 
 /* A result: one library, one placement, one case. */
@@ -249,6 +249,13 @@ struct perf_team {
 /* Runs everything on nranks threads; returns the exit status. */
 int perf_team_run(perf_team *T);
 void perf_barrier(perf_rank *R);
+
+/* times.c: --times FILE, every completion's time (pccl: b2b and rt; NCCL: rt) */
+void perf_times_open(const char *path);
+void perf_times_close(perf_team *T);
+void perf_times_begin(perf_rank *R, int n);
+void perf_times_add(perf_rank *R);
+void perf_times_end(perf_rank *R, const perf_case *k, int inplace, int timing, int lib);
 /* Test knob PCCL_PERF_TEST_CORRUPT=LIB: one wrong element in rank 0's
  * out-of-place output of LIB, before the check reads it (rank.c). */
 void perf_plant_wrong(perf_rank *R, const perf_case *k, int lib, int inplace);

@@ -327,6 +327,11 @@ static void *rank_main(void *arg)
     R->pccl_id = calloc((size_t)T->nsizes * PERF_MAX_DEPTH, sizeof(int));
     perf_case *cases = calloc((size_t)T->nsizes, sizeof(perf_case));
     if (!R->pccl_id || !cases) perf_fatal(PERF_EXIT_ERROR, "out of host memory");
+    /* NCCL's leader issues with every rank's buffers of its group (lib_nccl.c), before any
+     * barrier of the first size: without this one it could read a buffer not yet allocated
+     * (2 H200s, --lib nccl: an illegal address in 3 of 6 runs; pccl's registration in
+     * test_begin met the ranks first when both libraries ran) */
+    perf_barrier(R);
 
     for (int t = 0; t < T->ntests; t++) {
         int n = 0;
