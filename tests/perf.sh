@@ -238,20 +238,31 @@ expect "parser: a cut row names file and line" 2 "cut.txt:13: not an nccl-tests 
 cp -r $nt "$tmp/vs"
 if expect "--compare: the table" 0 "agree: 32 of 56 rows" -- $vs --compare "$tmp/vs"; then
   check "--compare: 56 rows, both timings" test "$(grep -cE '^  all_reduce +(b2b|rt) ' "$tmp/vs/vs-nccl-tests.txt")" = 56
-  check "--compare: 512 MiB b2b agrees (359.83 against 360.26)" grep -qE '^  all_reduce +b2b +out +536870912 +359.83 +360.26 +\+0.1 +yes +469.99 +0.77 +- +0.77$' "$tmp/vs/vs-nccl-tests.txt"
+  check "--compare: 512 MiB b2b agrees (359.83 against 360.26)" grep -qE '^  all_reduce +b2b +out +536870912 +359.83 +360.26 +\+0.1 +yes +469.99 +0.77 +- +0.77 +-$' "$tmp/vs/vs-nccl-tests.txt"
   check "--compare: 8 KiB b2b does not (7.40 against 8.74: 18%, 1.3 us)" grep -qE '^  all_reduce +b2b +out +8192 +7.40 +8.74 +\+18.1 +NO ' "$tmp/vs/vs-nccl-tests.txt"
   check "--compare: within 1 us agrees (0.70 against 2.34 is not; 1.21 against 2.13 is)" test \
     "$(awk -F, '$2 == "rt" && $3 == "in" && ($4 == 8 || $4 == 128) { printf "%s ", $8 }' "$tmp/vs/vs-nccl-tests.csv")" = "yes NO "
   check "--compare: csv header + 56 rows" test "$(head -1 "$tmp/vs/vs-nccl-tests.csv"),$(wc -l < "$tmp/vs/vs-nccl-tests.csv")" = \
-    "coll,timing,placement,size,nccl_tests_us,pccl_perf_nccl_us,diff_pct,agree,pccl_us,nccl_tests_over_pccl,nccl_tests_threads_us,best_over_pccl,57"
+    "coll,timing,placement,size,nccl_tests_us,pccl_perf_nccl_us,diff_pct,agree,pccl_us,nccl_tests_over_pccl,nccl_tests_threads_us,best_over_pccl,nccl_tests_again_us,57"
 fi
 # nccl-tests with one thread per GPU beside it: its time in -t, the faster of the two in best
 sed 's/ 359.83 / 300.00 /' $nt/nccl-tests-all_reduce-b2b.txt > "$tmp/vs/nccl-tests-all_reduce-b2b-threads.txt"
 if expect "--compare: with -t outputs" 0 "agree: 32 of 56 rows" -- $vs --compare "$tmp/vs"; then
-  check "--compare: -t faster: best is its ratio (300.00 / 469.99)" grep -qE '^  all_reduce +b2b +out +536870912 +359.83 +360.26 +\+0.1 +yes +469.99 +0.77 +300.00 +0.64$' "$tmp/vs/vs-nccl-tests.txt"
-  check "--compare: -t slower or equal: best is -g's" grep -qE '^  all_reduce +b2b +in +536870912 +([0-9.]+) +[-+0-9. ]+ +(yes|NO) +[0-9.]+ +([0-9.]+) +\1 +\3$' "$tmp/vs/vs-nccl-tests.txt"
-  check "--compare: rt rows without -t outputs: -" grep -qE '^  all_reduce +rt +out +8 .* +- +[0-9.]+$' "$tmp/vs/vs-nccl-tests.txt"
+  check "--compare: -t faster: best is its ratio (300.00 / 469.99)" grep -qE '^  all_reduce +b2b +out +536870912 +359.83 +360.26 +\+0.1 +yes +469.99 +0.77 +300.00 +0.64 +-$' "$tmp/vs/vs-nccl-tests.txt"
+  check "--compare: -t slower or equal: best is -g's" grep -qE '^  all_reduce +b2b +in +536870912 +([0-9.]+) +[-+0-9. ]+ +(yes|NO) +[0-9.]+ +([0-9.]+) +\1 +\3 +-$' "$tmp/vs/vs-nccl-tests.txt"
+  check "--compare: rt rows without -t outputs: -" grep -qE '^  all_reduce +rt +out +8 .* +- +[0-9.]+ +-$' "$tmp/vs/vs-nccl-tests.txt"
 fi
+# nccl-tests a second time (--again): a row beyond 5% and 1 us but no farther from nccl-tests' first
+# run than its second is "spread"; one where the second run repeats the first stays NO
+cp -r $nt "$tmp/vsa"
+sed 's/ 7.40 / 9.50 /' $nt/nccl-tests-all_reduce-b2b.txt > "$tmp/vsa/nccl-tests-all_reduce-b2b-again.txt"
+cp $nt/nccl-tests-all_reduce-rt.txt "$tmp/vsa/nccl-tests-all_reduce-rt-again.txt"
+if expect "--compare: with --again outputs" 0 "agree: 32 of 56 rows .*; 1 more within nccl-tests' own spread" -- $vs --compare "$tmp/vsa"; then
+  check "--again: 8 KiB b2b 8.74 against 7.40, then 9.50: spread" grep -qE '^  all_reduce +b2b +out +8192 +7.40 +8.74 +\+18.1 +spread .* 9.50$' "$tmp/vsa/vs-nccl-tests.txt"
+  check "--again: 8 KiB rt 14.30 against 10.37 twice: NO" grep -qE '^  all_reduce +rt +out +8192 +10.37 +14.30 +\+37.9 +NO .* 10.37$' "$tmp/vsa/vs-nccl-tests.txt"
+  check "--again: the csv's last column" test "$(awk -F, '$2 == "b2b" && $3 == "out" && $4 == 8192 { print $8 "," $13 }' "$tmp/vsa/vs-nccl-tests.csv")" = "spread,9.50"
+fi
+check "--compare without --again outputs: no spread counted, again -" sh -c "! grep -q 'own spread' '$tmp/vs/vs-nccl-tests.txt' && grep -qE '^  all_reduce +b2b +out +8192 .* -$' '$tmp/vs/vs-nccl-tests.txt'"
 mkdir -p "$tmp/vs2" && cp $nt/nccl-tests-*.txt "$tmp/vs2/"
 expect "--compare: no perf.csv" 2 "--compare $tmp/vs2: no $tmp/vs2/perf.csv" -- $vs --compare "$tmp/vs2"
 cut -d, -f1-21 $nt/perf.csv > "$tmp/vs2/perf.csv"
@@ -273,6 +284,10 @@ chmod +x "$tmp/fake/all_reduce_perf" "$tmp/fake/pccl-perf"
 if expect "perf-vs-nccl-tests: a run (stand-ins)" 0 "agree: 32 of 56 rows" -- $vs --gpus 1 --colls all_reduce --nccl-tests "$tmp/fake" --bin "$tmp/fake/pccl-perf" --out "$tmp/vsrun" -- --check-max 1M; then
   check "run: nccl-tests b2b and rt, pccl-perf with --timing all and the extra flags" test "$(grep -c '# exit 0' "$tmp/vsrun/commands.txt"),$(grep -c 'all_reduce_perf -b 8 -e 1G -f 4 -g 1 -n 20 -w 5 -c 1 -z [01] ' "$tmp/vsrun/commands.txt"),$(grep -c 'pccl-perf --coll all_reduce -b 8 -e 1G -f 4 -g 1 -n 20 -w 5 -c 1 --timing all --csv .* --check-max 1M ' "$tmp/vsrun/commands.txt")" = "3,2,1"
   check "run: every file" test "$(cd "$tmp/vsrun" && ls | tr '\n' ' ')" = "commands.txt nccl-tests-all_reduce-b2b.txt nccl-tests-all_reduce-rt.txt perf.csv perf.txt vs-nccl-tests.csv vs-nccl-tests.txt "
+fi
+if expect "perf-vs-nccl-tests: --again (stand-ins)" 0 "agree: 32 of 56 rows .*; 0 more within" -- $vs --gpus 1 --colls all_reduce --nccl-tests "$tmp/fake" --bin "$tmp/fake/pccl-perf" --out "$tmp/vsrun3" --again; then
+  check "--again: nccl-tests twice each timing, the second after pccl-perf" test "$(grep -o 'all_reduce_perf .* -z [01]\|pccl-perf --coll' "$tmp/vsrun3/commands.txt" | sed 's/.* -z /z/' | tr '\n' ' ')" = "z0 z1 pccl-perf --coll z0 z1 "
+  check "--again: its files" test "$(cd "$tmp/vsrun3" && ls nccl-tests-* | tr '\n' ' ')" = "nccl-tests-all_reduce-b2b-again.txt nccl-tests-all_reduce-b2b.txt nccl-tests-all_reduce-rt-again.txt nccl-tests-all_reduce-rt.txt "
 fi
 if expect "perf-vs-nccl-tests: -d half -o avg (stand-ins)" 0 "agree: 32 of 56 rows" -- $vs --gpus 1 --colls all_reduce --nccl-tests "$tmp/fake" --bin "$tmp/fake/pccl-perf" --out "$tmp/vsrun2" -d half -o avg; then
   check "run: -d half -o avg to both programs" test "$(grep -c 'all_reduce_perf .* -c 1 -d half -o avg -z [01] ' "$tmp/vsrun2/commands.txt"),$(grep -c 'pccl-perf .* -c 1 -d half -o avg --timing all ' "$tmp/vsrun2/commands.txt")" = "2,1"
