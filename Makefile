@@ -49,6 +49,7 @@ JOBS    ?= $(shell nproc 2>/dev/null || echo 1)
 all run test test-long bench mpi:
 	@scripts/setup --quiet
 	@$(MAKE) --no-print-directory -j$(JOBS) $(if $(filter test,$@),--output-sync=target) _$@
+	$(if $(filter test,$@),@scripts/test-gpu --if-present)
 
 deps:
 	@scripts/setup
@@ -250,12 +251,14 @@ _run: $(B)/dlsim
 # instead of 50.  The GPU build is listed first, so that its longest
 # compile (the daemon, ~80 s on one core) starts early (a fresh clone 404
 # and 437 s, against 426-463 over three runs with it last: within the
-# runs' spread).  The GPU tests run last of all (_test's own recipe): they
-# time the GPUs.
+# runs' spread).  The GPU tests run last of all, after _test and outside
+# its output sync (the `test` rule, `check`'s recipe): they time the GPUs,
+# and a GPU host sees their progress as they go.
 TEST_OTHER := _test.dlsim-asan _test.mpi _test.dlsim _test.harness _test.replay _test.cli _test.example _test.python
 TEST_HOST := _test.pccl-tsan _test.pccl _test.pccl-asan _test.perf
 .PHONY: $(TEST_OTHER) $(TEST_HOST)
-_test check: $(if $(NVCC),gpu) $(TEST_OTHER) $(TEST_HOST)
+_test: $(if $(NVCC),gpu) $(TEST_OTHER) $(TEST_HOST)
+check: _test
 	@scripts/test-gpu --if-present
 _test.pccl-tsan: | $(TEST_OTHER) $(if $(NVCC),gpu)
 _test.pccl: | _test.pccl-tsan
