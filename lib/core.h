@@ -769,18 +769,21 @@ PCCL_FN void pccl_coll_load(pccl_coll *d, const pccl_coll *s)
 }
 /* The end of a launch's slice for a block that began at `now`: the host's
  * deadline d (aligned, the same for all ranks) where it lies within one
- * slice s; one too far off (a launch late past it, a wrong clock estimate)
- * gives way to a slice from the start; and half a slice at least: a launch
+ * slice s, or within s + early (PCCL_SLICE_EARLY_US: a launch that ended
+ * early served the grid point it ended before, and its relaunch takes the
+ * next one, pccl_slice_plan_locked); one too far off (a launch late past
+ * it, a wrong clock estimate) gives way to a slice from the start; and
+ * half a slice at least: a launch
  * that began just before a grid point and was cut after its first step
  * left its relaunch nothing to do until the peers came; that one quit idle
  * and the restart delay held the collective (the stream suite's opening
  * gate waited 200 ms).  UINT64_MAX: no slice.  The daemon takes it at each
  * block's start (scheduler.h, pccl_begin); the host's relaunch split
  * (slice.c) measures the cut against it. */
-PCCL_FN uint64_t pccl_slice_deadline(uint64_t now, uint64_t d, uint64_t s)
+PCCL_FN uint64_t pccl_slice_deadline(uint64_t now, uint64_t d, uint64_t s, uint64_t early)
 {
     if (!s) return UINT64_MAX;
-    uint64_t e = d > now && d <= now + s ? d : now + s;
+    uint64_t e = d > now && d <= now + s + early ? d : now + s;
     return e < now + s / 2 ? now + s / 2 : e;
 }
 

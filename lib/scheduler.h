@@ -221,7 +221,7 @@ PCCL_FN void pccl_begin(pccl_blk *S, const pccl_gpu *G, int b, uint64_t now)
     /* The deadline (core.h, pccl_slice_deadline).  Every block takes it, so
      * that the others know when block 0's decision may come (cut.h); block
      * 0 alone decides. */
-    S->deadline = pccl_slice_deadline(now, G->deadline, (uint64_t)G->k.slice_ns);
+    S->deadline = pccl_slice_deadline(now, G->deadline, (uint64_t)G->k.slice_ns, (uint64_t)G->k.slice_early_ns);
     S->st.t_cut = S->st.t_pick = S->st.t_first = S->st.t_end = S->st.t_work = S->st.t_plan = 0;
     S->sq_head = G->saved[b].sq_head;
     if (b == 0)

@@ -79,13 +79,17 @@ static void span_read(pcclComm_t c, launch_span *s)
  * The grid was on the daemon's clock before; two H200s' globaltimers were
  * 160-670 us apart (their offsets to the host's clock, pccl-perf's "clock
  * offset"), more than a relaunch, and their slices never ended together
- * (results/perf-2gpu-h200/, run 3). */
+ * (results/perf-2gpu-h200/, run 3).  A grid point less than
+ * PCCL_SLICE_EARLY_US ahead is passed over: a launch that ended that early
+ * (idle) served it, and a relaunch that took it again was cut again at its
+ * first idle moment or, under half a slice, off the grid: two relaunches a
+ * slice (one H200, round trips: results/early-h200/, call 1). */
 uint64_t pccl_slice_plan_locked(pcclComm_t c, uint64_t call_ns)
 {
     pccl_slice_acc *a = &c->slice_acc;
     uint64_t s = (uint64_t)c->G.k.slice_ns, g = 0;
     a->call_ns = call_ns;
-    if (s && c->slice_align && a->off_known) g = (call_ns / s + 1) * s;
+    if (s && c->slice_align && a->off_known) g = ((call_ns + (uint64_t)c->G.k.slice_early_ns) / s + 1) * s;
     a->deadline = c->G.deadline = g ? g + (uint64_t)a->off : 0;
     if (!s) return UINT64_MAX;
     return g ? g : call_ns + s;
@@ -211,7 +215,8 @@ void pccl_slice_on_end_locked(pcclComm_t c)
      * so took half a slice, counted up to half a slice late: in
      * results/slice-x2/ call 18, sizes a few ms apart, 0.25-1.45 ms a
      * relaunch where some were off the grid, ~1 us where all were on it */
-    uint64_t due = pccl_slice_deadline(s.begin_min, a->deadline, (uint64_t)c->G.k.slice_ns);
+    uint64_t due = pccl_slice_deadline(s.begin_min, a->deadline, (uint64_t)c->G.k.slice_ns,
+                                       (uint64_t)c->G.k.slice_early_ns);
     a->cut_launch = c->launches;
     a->prev_end = s.end_max;
     a->late_ns = s.cut_min > due ? s.cut_min - due : 0;

@@ -554,21 +554,27 @@ static void test_grid_host_clock(void)
 }
 
 /* PCCL_SLICE_EARLY_US: a block with nothing to run ends its launch up to
- * that long before the slice's end.  With it as long as the slice, every
- * idle moment after progress ends the launch: invocations 300 us apart
- * (shorter than PCCL_QUIT_US, 2 ms here) then end about one launch each,
- * where the slice alone ends one per 2 ms.  Exact results throughout. */
+ * that long before the slice's end, and the relaunch takes the next point
+ * of the grid (the one it ended before was served): one end a slice, at an
+ * idle moment.  Invocations 300 us apart (shorter than PCCL_QUIT_US, 2 ms
+ * here), early ends from half a slice before the grid point: about one end
+ * a slice, most of them before the point.  The relaunch took the point just
+ * served again, and ended at its next idle moment or, under half a slice,
+ * off the grid: two ends a slice at least (one H200, round trips:
+ * results/early-h200/, call 1).  Exact results throughout. */
 static void test_early_cut(void)
 {
-    pt_begin("slice early: an idle block ends the launch before the deadline", 120);
+    pt_begin("slice early: an idle block ends the launch before the deadline, once a slice", 120);
     pcclComm_t c;
     pcclConfig_t cfg = pt_config(1, -1);
     cfg.sliceUs = SLICE_US;
-    cfg.sliceEarlyUs = SLICE_US;
+    cfg.sliceEarlyUs = SLICE_US / 2;
+    cfg.sliceGapUs = 50; /* as on GPUs (20 there): the poller relaunches, having seen the end (the grid's offset) */
     if (pt_init(&c, 1, &cfg)) { pt_end(); return; }
-    int id, n = ck_scaled(60, 20), bad = 0;
+    int id, n = ck_scaled(100, 40), bad = 0;
     float *send = calloc(1024, sizeof(float)), *recv = calloc(1024, sizeof(float));
     PT_OK(pcclRegisterAllReduce(c, 1024, pcclFloat, pcclSum, 0, &id));
+    double t0 = ck_now();
     for (int i = 0; i < n; i++) {
         send[i % 1024] = (float)i;
         PT_OK(pcclRun(c, id, send, recv, NULL, NULL));
@@ -576,13 +582,20 @@ static void test_early_cut(void)
         bad += memcmp(send, recv, 1024 * sizeof(float)) != 0;
         ck_sleep_us(300);
     }
+    double slices_run = (ck_now() - t0) * 1e6 / SLICE_US;
     pcclStats_t st;
+    pcclSliceStats_t sl;
     PT_OK(pcclCommGetStats(c, &st));
+    PT_OK(pcclCommGetSliceStats(c, &sl));
     PT_CHECK(bad == 0, "%d wrong results", bad);
-    PT_CHECK(st.slices >= (uint64_t)n / 2, "%llu of %d invocations ended their launch early (%llu launches)",
-             (unsigned long long)st.slices, n, (unsigned long long)st.launches);
-    printf("\n    %d invocations 300 us apart: %llu launches, %llu ended by the slice (early) ", n,
-           (unsigned long long)st.launches, (unsigned long long)st.slices);
+    PT_CHECK(st.slices >= 2 && (double)st.slices <= slices_run + 2,
+             "%llu launches ended by the slice in %.1f slices of time: one a slice at most (and some)",
+             (unsigned long long)st.slices, slices_run);
+    PT_CHECK(sl.relaunches > 0 && sl.aligned < sl.relaunches, "%llu of %llu relaunched launches ended on the grid: "
+             "none early", (unsigned long long)sl.aligned, (unsigned long long)sl.relaunches);
+    printf("\n    %d invocations 300 us apart, %.1f slices: %llu launches, %llu ended by the slice, %llu of those "
+           "on the grid ", n, slices_run, (unsigned long long)st.launches, (unsigned long long)st.slices,
+           (unsigned long long)sl.aligned);
     pt_destroy(&c, 1);
     free(send);
     free(recv);
@@ -1089,19 +1102,23 @@ static void test_ctl_cut(void)
 
 /* The end of a launch's slice (core.h, pccl_slice_deadline), which the
  * daemon takes and the relaunch split measures cuts against: the host's
- * grid point within one slice, else a slice from the start, and half a
+ * grid point within one slice (or one slice and PCCL_SLICE_EARLY_US: the
+ * next point after an early end), else a slice from the start, and half a
  * slice at least; none without a slice. */
 static void test_slice_deadline(void)
 {
-    const uint64_t s = 4000, t = 100000;
-    PT_CHECK(pccl_slice_deadline(t, t + 3000, 0) == UINT64_MAX, "no slice: no deadline");
-    PT_CHECK(pccl_slice_deadline(t, t + 3000, s) == t + 3000, "a grid point within the slice is taken");
-    PT_CHECK(pccl_slice_deadline(t, t + s, s) == t + s, "a grid point a slice away is taken");
-    PT_CHECK(pccl_slice_deadline(t, t + s / 2, s) == t + s / 2, "a grid point half a slice away is taken");
-    PT_CHECK(pccl_slice_deadline(t, t + 500, s) == t + s / 2, "a grid point too near: half a slice");
-    PT_CHECK(pccl_slice_deadline(t, t + s + 1, s) == t + s, "a grid point past a slice: a slice from the start");
-    PT_CHECK(pccl_slice_deadline(t, t, s) == t + s, "a grid point already past: a slice");
-    PT_CHECK(pccl_slice_deadline(t, 0, s) == t + s, "no grid point: a slice");
+    const uint64_t s = 4000, t = 100000, e = 1000;
+    PT_CHECK(pccl_slice_deadline(t, t + 3000, 0, 0) == UINT64_MAX, "no slice: no deadline");
+    PT_CHECK(pccl_slice_deadline(t, t + 3000, s, 0) == t + 3000, "a grid point within the slice is taken");
+    PT_CHECK(pccl_slice_deadline(t, t + s, s, 0) == t + s, "a grid point a slice away is taken");
+    PT_CHECK(pccl_slice_deadline(t, t + s / 2, s, 0) == t + s / 2, "a grid point half a slice away is taken");
+    PT_CHECK(pccl_slice_deadline(t, t + 500, s, 0) == t + s / 2, "a grid point too near: half a slice");
+    PT_CHECK(pccl_slice_deadline(t, t + s + 1, s, 0) == t + s, "a grid point past a slice: a slice from the start");
+    PT_CHECK(pccl_slice_deadline(t, t + s + 1, s, e) == t + s + 1, "early ends: a grid point past a slice, within early");
+    PT_CHECK(pccl_slice_deadline(t, t + s + e, s, e) == t + s + e, "early ends: a slice and early away is taken");
+    PT_CHECK(pccl_slice_deadline(t, t + s + e + 1, s, e) == t + s, "early ends: past a slice and early: a slice");
+    PT_CHECK(pccl_slice_deadline(t, t, s, 0) == t + s, "a grid point already past: a slice");
+    PT_CHECK(pccl_slice_deadline(t, 0, s, e) == t + s, "no grid point: a slice");
 }
 
 int pt_register_share(void)
@@ -1118,7 +1135,7 @@ int pt_register_share(void)
                      test_cross_rank) ||
         !CU_add_test(s, "the grid is the host's clock: ranks whose daemon clocks differ cut together",
                      test_grid_host_clock) ||
-        !CU_add_test(s, "PCCL_SLICE_EARLY_US: an idle block ends its launch early", test_early_cut) ||
+        !CU_add_test(s, "PCCL_SLICE_EARLY_US: an idle block ends its launch early, once a slice", test_early_cut) ||
         !CU_add_test(s, "block 0 alone decides a launch's end, the others follow (a cut at once, idleness at their own idle point)", test_block0_decides) ||
         !CU_add_test(s, "the others look at block 0's decision from the deadline on, paced", test_follow_pace) ||
         !CU_add_test(s, "the blocks take turns to look at the abort flag", test_abort_turns) ||
