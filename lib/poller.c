@@ -30,6 +30,17 @@
 /* Called with c->mu held. */
 pcclResult_t pccl_launch_locked(pcclComm_t c)
 {
+    /* A caller that found the daemon ended (pcclRun, a stream's gate) may
+     * relaunch before the poller saw the end: its bookkeeping here, as the
+     * poller's (the clock offset the grid needs, the relaunch's split).
+     * Without it, where every launch ended idle and pcclRun relaunched (round
+     * trips on the host backend, whose gap is 0), the grid never had an
+     * offset and no slice was aligned. */
+    if (c->was_running) {
+        c->was_running = 0;
+        c->quit_seen_ns = (int64_t)pccl_now_ns();
+        pccl_slice_on_end_locked(c);
+    }
     pccl_st_rel32(&c->G.hdr->sliced, 0); /* the new launch reports its own end */
     pccl_st_rel32(&c->G.hdr->quitting, 0); /* and decides its own (pccl_may_quit) */
     __atomic_fetch_and(&c->G.hdr->ctl, ~PCCL_CTL_CUT, __ATOMIC_RELEASE); /* a cut asked of the last one is done */

@@ -569,7 +569,6 @@ static void test_early_cut(void)
     pcclConfig_t cfg = pt_config(1, -1);
     cfg.sliceUs = SLICE_US;
     cfg.sliceEarlyUs = SLICE_US / 2;
-    cfg.sliceGapUs = 50; /* as on GPUs (20 there): the poller relaunches, having seen the end (the grid's offset) */
     if (pt_init(&c, 1, &cfg)) { pt_end(); return; }
     int id, n = ck_scaled(100, 40), bad = 0;
     float *send = calloc(1024, sizeof(float)), *recv = calloc(1024, sizeof(float));
