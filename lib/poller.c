@@ -32,14 +32,17 @@ pcclResult_t pccl_launch_locked(pcclComm_t c)
 {
     /* A caller that found the daemon ended (pcclRun, a stream's gate) may
      * relaunch before the poller saw the end: its bookkeeping here, as the
-     * poller's (the clock offset the grid needs, the relaunch's split).
-     * Without it, where every launch ended idle and pcclRun relaunched (round
-     * trips on the host backend, whose gap is 0), the grid never had an
-     * offset and no slice was aligned. */
+     * poller's, where it serves the slice (the clock offset the grid needs,
+     * the relaunch's split of a launch its slice ended).  Without it, where
+     * every launch ended early and pcclRun relaunched (round trips on the
+     * host backend, whose gap is 0), the grid never had an offset and no
+     * slice was aligned.  After an idle quit with the offset known it reads
+     * nothing: every block's figures, in pinned memory, on the path of the
+     * first invocation after a pause. */
     if (c->was_running) {
         c->was_running = 0;
         c->quit_seen_ns = (int64_t)pccl_now_ns();
-        pccl_slice_on_end_locked(c);
+        if (!c->slice_acc.off_known || pccl_ld_acq32(&c->G.hdr->sliced)) pccl_slice_on_end_locked(c);
     }
     pccl_st_rel32(&c->G.hdr->sliced, 0); /* the new launch reports its own end */
     pccl_st_rel32(&c->G.hdr->quitting, 0); /* and decides its own (pccl_may_quit) */
