@@ -123,6 +123,12 @@ cut -d, -f1-3 "$tmp/sl.csv" > "$tmp/sl1.csv"
 expect "slice-log --ranks, an older log" 2 "no cut_at column" -- scripts/slice-log --ranks "$tmp/sl1.csv"
 expect "slice-log: the spans summarized" 0 "late +1.0" -- scripts/slice-log "$tmp/sl.csv"
 check "slice-log: the moments and the offset not summarized" sh -c "! scripts/slice-log '$tmp/sl.csv' | grep -qE 'cut_at|clock_offset'"
+expect "times-tails: unreadable" 2 "$tmp/none.csv: cannot read" -- scripts/times-tails "$tmp/none.csv"
+printf 'a,b\n' > "$tmp/tt-bad.csv"
+expect "times-tails: not a --times header" 2 "tt-bad.csv:1: not a pccl-perf --times header" -- scripts/times-tails "$tmp/tt-bad.csv"
+printf 'rank,bytes,inplace,run,ns,timing,lib\n0,8,0,1,100,rt,pccl\n0,8,0\n' > "$tmp/tt-bad.csv"
+expect "times-tails: a short line named" 2 "tt-bad.csv:3: 3 fields, expected 7" -- scripts/times-tails "$tmp/tt-bad.csv"
+expect "times-tails: bad --over" 2 "--over '0': expected positive" -- scripts/times-tails --over 0 "$tmp/tt-bad.csv"
 expect "--times: not with --delay-us" 2 "--times $tmp/x.csv: the table's rows only" -- "$perf" --times "$tmp/x.csv" --delay-us 10
 expect "unwritable --pccl-times" 1 "--times $tmp/no/such/dir/x.csv: cannot write" -- "$perf" -g 2 -b 1K -e 1K -n 2 -w 0 --pccl-times "$tmp/no/such/dir/x.csv"
 if expect "--pccl-times" 0 "outcome=OK" -- "$perf" -g 2 -b 1K -e 4K -f 4 -n 20 -w 2 --coll all_reduce --pccl-times "$tmp/times.csv"; then
@@ -134,6 +140,16 @@ if expect "--times, round trips" 0 "outcome=OK" -- "$perf" -g 2 -b 1K -e 1K -n 2
   check "--times, round trips: 2 ranks x 2 placements x 20 rt lines" test "$(grep -c ',rt,pccl$' "$tmp/rt.csv")" = 80
   check "--times, round trips: 4 b2b lines (the warm-ups), the header" test "$(grep -vc ',rt,pccl$' "$tmp/rt.csv")" = 9
   check "--times, round trips: a run each, times rising, 20 apart" awk -F, 'NR > 1 && $6 == "rt" { k = $1 "," $4; if ((k in last) && $5 < last[k]) bad++; last[k] = $5; n[k]++ } END { for (k in n) { runs++; if (n[k] != 20) bad++ } exit !(!bad && runs == 4) }' "$tmp/rt.csv"
+  # scripts/times-tails on it: each run's interval count and longest against a plain awk twin
+  if expect "times-tails" 0 "" -- scripts/times-tails --csv --over 1,1000000 "$tmp/rt.csv"; then
+    cp "$tmp/out" "$tmp/tails.csv"
+    check "times-tails: rt rows, 19 intervals each, the longest as awk finds it" test \
+      "$(awk -F, '$2 == "rt" { printf "%s/%s/%d/%.1f\n", $5, $4, $7, $12 }' "$tmp/tails.csv" | sort | tr '\n' ' ')" = \
+      "$(awk -F, 'NR > 1 && $6 == "rt" { k = $1 "/" $3; if (k in last) { d = ($5 - last[k]) / 1e3; n[k]++; if (d > m[k]) m[k] = d } last[k] = $5 }
+                  END { for (k in n) printf "%s/%d/%.1f\n", k, n[k], m[k] }' "$tmp/rt.csv" | sort | tr '\n' ' ')"
+    check "times-tails: the counts over 1 us at most n, none over 1 s" awk -F, '$2 == "rt" { r++; if ($14 != 0 || $13 > $7 || $13 < 1) bad = 1 } END { exit (bad || r != 4) }' "$tmp/tails.csv"
+  fi
+  expect "times-tails --top 1: the file's longest" 0 "the 1 longest intervals" -- scripts/times-tails --top 1 "$tmp/rt.csv"
 fi
 if expect "--timing all" 0 "outcome=OK rows=12 wrong=0" -- env PCCL_PERF_TEST_CORRUPT=none "$perf" -g 2 -b 64 -e 4K -f 8 --timing all -n 3 -w 1 --coll reduce_scatter --csv "$tmp/t.csv"; then
   check "--timing all: b2b then rt rows per size" test "$(awk '/^ +[0-9]+ / { printf "%s%s ", $1, $7 }' "$tmp/out")" = "64b2b 64rt 512b2b 512rt 4096b2b 4096rt "
