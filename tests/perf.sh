@@ -271,6 +271,11 @@ if expect "--compare: pccl's count" 0 "pccl at or below the faster nccl-tests ti
   check "count: the CSV's rows counted plainly agree" test "$(awk -F, 'NR > 1 && $9 != "" { b = $5; if ($11 != "" && $11 + 0 < b + 0) b = $11; n[$2]++; if ($9 + 0 <= b + 0) k[$2]++ } END { printf "%d/%d %d/%d", k["b2b"], n["b2b"], k["rt"], n["rt"] }' "$tmp/vsc/vs-nccl-tests.csv")" = "1/28 1/28"
   check "count: the rows below listed with best / pccl" grep -q "b2b 1 of 28 (below, coll/place/size best/pccl: all_reduce/out/8 0.66, all_reduce/in/8 0.06," "$tmp/out"
 fi
+# --require: exit 5 naming the rows of a timing where pccl is slower; 0 where none is
+expect "--require b2b: the 27 rows the count puts below" 5 "--require b2b: 27 row\(s\) where pccl is slower .*: b2b/all_reduce/out/8 0.66, .*, 19 more" -- $vs --compare "$tmp/vsc" --require b2b
+awk -F, -v OFS=, 'NR > 1 && $4 == "pccl" { $13 = 0.01 } { print }' $nt/perf.csv > "$tmp/vsc/perf.csv"
+expect "--require all: pccl faster everywhere" 0 "b2b 28 of 28; rt 28 of 28" -- $vs --compare "$tmp/vsc" --require all
+expect "--require: a bad timing" 2 "--require 'fast': expected b2b, rt or all" -- $vs --compare "$tmp/vsc" --require fast
 # nccl-tests with one thread per GPU beside it: its time in -t, the faster of the two in best
 sed 's/ 359.83 / 300.00 /' $nt/nccl-tests-all_reduce-b2b.txt > "$tmp/vs/nccl-tests-all_reduce-b2b-threads.txt"
 if expect "--compare: with -t outputs" 0 "agree: 32 of 56 rows" -- $vs --compare "$tmp/vs"; then
