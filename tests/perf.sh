@@ -128,6 +128,8 @@ printf 'a,b\n' > "$tmp/tt-bad.csv"
 expect "times-tails: not a --times header" 2 "tt-bad.csv:1: not a pccl-perf --times header" -- scripts/times-tails "$tmp/tt-bad.csv"
 printf 'rank,bytes,inplace,run,ns,timing,lib\n0,8,0,1,100,rt,pccl\n0,8,0\n' > "$tmp/tt-bad.csv"
 expect "times-tails: a short line named" 2 "tt-bad.csv:3: 3 fields, expected 7" -- scripts/times-tails "$tmp/tt-bad.csv"
+printf 'rank,bytes,inplace,run,ns,timing\n0,8,0,1,1000,rt\n0,8,0,1,3000,rt\n' > "$tmp/tt-old.csv"
+expect "times-tails: a file without the lib column (b8d3a8e's): pccl's" 0 "pccl +rt +8 +0 +0 +1 +1 +2.00 " -- scripts/times-tails "$tmp/tt-old.csv"
 expect "times-tails: bad --over" 2 "--over '0': expected positive" -- scripts/times-tails --over 0 "$tmp/tt-bad.csv"
 expect "--times: not with --delay-us" 2 "--times $tmp/x.csv: the table's rows only" -- "$perf" --times "$tmp/x.csv" --delay-us 10
 expect "unwritable --pccl-times" 1 "--times $tmp/no/such/dir/x.csv: cannot write" -- "$perf" -g 2 -b 1K -e 1K -n 2 -w 0 --pccl-times "$tmp/no/such/dir/x.csv"
