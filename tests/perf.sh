@@ -261,7 +261,7 @@ if expect "--compare: the table" 0 "agree: 32 of 56 rows" -- $vs --compare "$tmp
   check "--compare: within 1 us agrees (0.70 against 2.34 is not; 1.21 against 2.13 is)" test \
     "$(awk -F, '$2 == "rt" && $3 == "in" && ($4 == 8 || $4 == 128) { printf "%s ", $8 }' "$tmp/vs/vs-nccl-tests.csv")" = "yes NO "
   check "--compare: csv header + 56 rows" test "$(head -1 "$tmp/vs/vs-nccl-tests.csv"),$(wc -l < "$tmp/vs/vs-nccl-tests.csv")" = \
-    "coll,timing,placement,size,nccl_tests_us,pccl_perf_nccl_us,diff_pct,agree,pccl_us,nccl_tests_over_pccl,nccl_tests_threads_us,best_over_pccl,nccl_tests_again_us,57"
+    "coll,timing,placement,size,nccl_tests_us,pccl_perf_nccl_us,diff_pct,agree,pccl_us,nccl_tests_over_pccl,nccl_tests_threads_us,best_over_pccl,nccl_tests_again_us,pccl_at_or_below,57"
 fi
 # issue 16's count, pccl at or below the faster nccl-tests time, against a plain count of the CSV's rows;
 # two pccl times made fast (512 MiB b2b out of place 359.83 us, equal to nccl-tests', 8 B rt in place
