@@ -423,15 +423,19 @@ typedef struct {
      * process waits for the GPU: watch.c); the host clears CUT before each
      * launch.  One word, so that block 0's periodic look reads both. */
     uint32_t ctl;
-    /* daemon -> host: block 0 ended this launch because its time slice ran
-     * out while work progressed (pccl_end); the host clears it before each
-     * launch and relaunches at once when it is set (poller.c) */
+    /* daemon -> host: the launch (the low 32 bits of its epoch) whose block
+     * 0 ended it because its time slice ran out while work progressed
+     * (pccl_end): the poller relaunches at once after such a launch
+     * (poller.c).  An epoch, not a flag the host clears before each launch:
+     * a launch queued ahead (PCCL_SLICE_AHEAD_US) is made while the one
+     * before still runs and may still set it. */
     uint32_t sliced;
     /* host -> daemon: a stream waits for an invocation of this GPU's that is
      * not complete (lib/stream.c): the launch stays (pccl_may_quit) */
     uint32_t hold;
-    /* daemon blocks: one of them decided to end this launch, and the others
-     * follow even while held; the host clears it before each launch */
+    /* daemon -> host: the launch (its epoch's low 32 bits) whose block 0
+     * decided to end it (cut.h, pccl_may_quit): a stream's hold made then
+     * waits for its end and relaunches (lib/stream.c) */
     uint32_t quitting;
     /* daemon -> host: the latest launch (the low 32 bits of its epoch) whose
      * every block has ended, written by the last block out (G->exits): the
@@ -771,9 +775,11 @@ PCCL_FN void pccl_coll_load(pccl_coll *d, const pccl_coll *s)
  * deadline d (aligned, the same for all ranks) where it lies within one
  * slice s, or within s + early (PCCL_SLICE_EARLY_US: a launch that ended
  * early served the grid point it ended before, and its relaunch takes the
- * next one, pccl_slice_plan_locked); one too far off (a launch late past
- * it, a wrong clock estimate) gives way to a slice from the start; and
- * half a slice at least: a launch
+ * next one, pccl_slice_plan_locked); a point already past (a launch late
+ * past it: a launch queued ahead, planned from the host's estimate of when
+ * the one before would end, began after its point) gives way to the grid's
+ * next (the grid's points are d + k s); one too far ahead (a wrong clock
+ * estimate) to a slice from the start; and half a slice at least: a launch
  * that began just before a grid point and was cut after its first step
  * left its relaunch nothing to do until the peers came; that one quit idle
  * and the restart delay held the collective (the stream suite's opening
@@ -783,6 +789,7 @@ PCCL_FN void pccl_coll_load(pccl_coll *d, const pccl_coll *s)
 PCCL_FN uint64_t pccl_slice_deadline(uint64_t now, uint64_t d, uint64_t s, uint64_t early)
 {
     if (!s) return UINT64_MAX;
+    if (d && d <= now) d += ((now - d) / s + 1) * s;
     uint64_t e = d > now && d <= now + s + early ? d : now + s;
     return e < now + s / 2 ? now + s / 2 : e;
 }

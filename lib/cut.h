@@ -50,7 +50,7 @@ PCCL_FN int pccl_hold_done(const pccl_gpu *G)
  * has completed every invocation the streams wait for (pccl_hold_done).
  *
  * Block 0 alone decides: it reads the host's hold and tells the host
- * (hdr->quitting) in pinned memory; the others follow through a word of
+ * (hdr->quitting = the launch's epoch) in pinned memory; the others follow through a word of
  * device memory, G->quit = (epoch << 1) | cut once block 0 decided.  With
  * every block reading and writing those pinned words at each slice's end
  * (system-scope accesses to one host address, which the GPU serializes),
@@ -78,7 +78,7 @@ PCCL_FN int pccl_may_quit(const pccl_blk *S, const pccl_gpu *G, int cut)
     int d = pccl_decided(S, G);
     if (d == 1 || (d == 0 && !cut)) return 1;
     if (S->blk != 0 || (pccl_ld_acq32(&G->hdr->hold) && !pccl_hold_done(G))) return 0;
-    pccl_st_rel32(&G->hdr->quitting, 1);
+    pccl_st_rel32(&G->hdr->quitting, (uint32_t)S->epoch);
     pccl_st_post_gpu(G->quit, PCCL_QUIT_WORD(S->epoch, cut));
     return 1;
 }

@@ -69,6 +69,11 @@ typedef struct {
     uint64_t done_at_end; /* c->completed when the poller saw the last launch end */
     uint64_t ended_ns;    /* host: when the poller first saw the latest launch's end in pinned memory (hdr->ended) */
     uint64_t cut_ended_ns; /* ... the cut launch's, for PCCL_SLICE_LOG */
+    /* A launch queued ahead (poller.c, PCCL_SLICE_AHEAD_US): its call, its
+     * deadline and end as planned, kept here until the launch before it
+     * ends (call_ns, deadline and end_ns stay the running launch's) */
+    uint64_t next_call_ns, next_deadline, next_end_ns, next_launch_ns;
+    uint64_t ahead_epoch; /* the latest launch made ahead: its start tells nothing of the clocks' offset */
 } pccl_slice_acc;
 
 /* health.c: a thread of a peer process as /proc showed it, for the
@@ -105,6 +110,9 @@ struct pcclComm {
     uint64_t submitted_at_launch, launches;
     uint64_t launched_ns;       /* when the daemon was last launched (its slice's start) */
     int64_t slice_gap_ns;       /* PCCL_SLICE_GAP_US: the pause before a relaunch after a slice */
+    uint64_t slice_ahead_ns;    /* PCCL_SLICE_AHEAD_US: the relaunch is queued this long before the slice's end */
+    int ahead;                  /* a launch is queued behind the running one (epoch G.epoch; poller.c) */
+    int launching;              /* the poller makes that launch, mu let go meanwhile */
     int slice_align;            /* PCCL_SLICE_ALIGN (slice.c) */
     int slice_default;          /* PCCL_SLICE_US was not set: the watch may lengthen it */
     int chunk_default;          /* PCCL_CHUNK_BYTES was not set: one rank's chunk may grow (register.c) */
@@ -178,6 +186,10 @@ struct pcclComm {
     char pass_what[PCCL_PASS_LOG];
     uint32_t pass_i; /* passes logged, ever (wraps: a multiple of PCCL_PASS_LOG) */
 };
+
+/* Whether the daemon's latest launch (G.epoch) was ended by its slice while
+ * work progressed (hdr->sliced holds the epoch of the launch that was). */
+static inline int pccl_sliced(pcclComm_t c) { return pccl_ld_acq32(&c->G.hdr->sliced) == (uint32_t)c->G.epoch; }
 
 struct pccl_backend {
     const char *name;
@@ -324,15 +336,28 @@ void pccl_live_drain(pcclComm_t c); /* waits until no call holds it */
 /* The poller (poller.c) and invocation (run.c).  The _locked functions are
  * called with c->mu held; pccl_finish drops it around the callback. */
 void *pccl_poller_main(void *arg);
+/* launch.c: a launch of the daemon (mu held; a no-op while the poller's
+ * launch ahead is being made), and the relaunch queued ahead of a slice's
+ * end: whether it is due (work outstanding, the slice ends within
+ * PCCL_SLICE_AHEAD_US), its launch call (made without mu), whether the
+ * launch before it has ended, the poller's bookkeeping of that end, and the
+ * queued launch taken for the running one. */
 pcclResult_t pccl_launch_locked(pcclComm_t c);
-/* slice.c: the poller saw the daemon's latest launch end; a launch call
- * began at call_ns and returned at back_ns (host clock). */
-void pccl_slice_on_end_locked(pcclComm_t c);
+int pccl_ahead_due(pcclComm_t c, uint64_t now);
+void pccl_launch_ahead_locked(pcclComm_t c);
+int pccl_ahead_ended(pcclComm_t c);
+void pccl_ahead_handover_locked(pcclComm_t c, uint64_t now);
+void pccl_ahead_promote_locked(pcclComm_t c, uint64_t now);
+/* slice.c: the poller saw the daemon's launch e end (the latest, or the one
+ * before a launch queued ahead); a launch call began at call_ns and returned
+ * at back_ns (host clock). */
+void pccl_slice_on_end_locked(pcclComm_t c, uint64_t e);
 void pccl_slice_on_launch_locked(pcclComm_t c, uint64_t call_ns, uint64_t back_ns);
 /* slice.c: before a launch call at call_ns, tells the daemon where its slice
  * ends; returns that end on the host's clock (the poller watches closely
- * near it). */
-uint64_t pccl_slice_plan_locked(pcclComm_t c, uint64_t call_ns);
+ * near it).  from_ns: when the launch will begin (a launch queued ahead:
+ * when the running one ends), call_ns otherwise. */
+uint64_t pccl_slice_plan_locked(pcclComm_t c, uint64_t call_ns, uint64_t from_ns);
 /* slice.c: a completion seen at now (poller.c's drain); PCCL_SLICE_LOG's
  * file opened at init, closed at destroy. */
 void pccl_slice_on_completion_locked(pcclComm_t c, uint64_t now);

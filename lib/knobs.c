@@ -19,7 +19,7 @@ enum { K_BLOCKS, K_THREADS, K_CHUNK, K_SLOTS, K_SPIN_HEAD, K_SPIN_BASE, K_SPIN_M
        K_RELAUNCH_US, K_ORDER, K_CHAOS, K_CHAOS_SEED, K_MAX_COLLS, K_DEPTH, K_ARENA, K_PROFILE, K_INTERLEAVE,
        K_DYNAMIC, K_PEER_TIMEOUT, K_SLICE_US, K_SLICE_GAP_US, K_PROTO, K_ALGO, K_TRACE_LAT,
        K_WAIT_SPIN_US, K_SLICE_ALIGN, K_SLICE_EARLY_US, K_WATCH_US, K_HANG_DUMP_MS, K_SPREAD, K_CROSS_POLLS,
-       K_STREAM_QUEUES, K_ONE_RANK_COPY, K_N };
+       K_STREAM_QUEUES, K_ONE_RANK_COPY, K_SLICE_AHEAD_US, K_N };
 static const knob_def knobs[K_N] = {
     [K_BLOCKS] = {"PCCL_BLOCKS", 64, 1, 1, PCCL_MAX_BLOCKS},
     /* at most the daemon's launch bound; at least a scheduling warp and a moving one */
@@ -103,6 +103,12 @@ static const knob_def knobs[K_N] = {
      * 9.3-9.6 in the five collectives' table (calls 9 and 6); from 16 MiB
      * the copy both ways (16 MiB back to back 11.0 against 17.2) */
     [K_ONE_RANK_COPY] = {"PCCL_ONE_RANK_COPY_BYTES", 16L << 20, 16L << 20, 0, 1L << 40},
+    /* environment only: a relaunch after a slice is queued on the daemon's
+     * stream this long before the running launch's slice ends, so the GPU
+     * goes from one launch to the next without the gap, the poller's sight
+     * of the end and the launch call (poller.c, "The launch ahead"); 0: the
+     * relaunch follows the end and PCCL_SLICE_GAP_US */
+    [K_SLICE_AHEAD_US] = {"PCCL_SLICE_AHEAD_US", 100, 100, 0, 1000000},
 };
 
 /* Knobs whose values have names: the name's index is the value. */
@@ -185,7 +191,8 @@ pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host)
                     cfg->chaosSeed, cfg->maxColls, cfg->queueDepth, cfg->arenaBytes, cfg->profile, cfg->interleave,
                     cfg->dynamic, cfg->peerTimeoutMs, cfg->sliceUs, cfg->sliceGapUs, cfg->proto, cfg->algo,
                     cfg->traceLat, cfg->waitSpinUs, cfg->sliceAlign, cfg->sliceEarlyUs, cfg->watchUs,
-                    PCCL_CONFIG_UNSET, PCCL_CONFIG_UNSET, PCCL_CONFIG_UNSET, PCCL_CONFIG_UNSET, PCCL_CONFIG_UNSET};
+                    PCCL_CONFIG_UNSET, PCCL_CONFIG_UNSET, PCCL_CONFIG_UNSET, PCCL_CONFIG_UNSET, PCCL_CONFIG_UNSET,
+                    PCCL_CONFIG_UNSET};
     long v[K_N];
     int dflt[K_N];
     for (int i = 0; i < K_N; i++) {
@@ -237,6 +244,7 @@ pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host)
     c->algo = (int)v[K_ALGO];
     c->stream_queues = (int)v[K_STREAM_QUEUES];
     c->one_rank_copy_bytes = (size_t)v[K_ONE_RANK_COPY];
+    c->slice_ahead_ns = (uint64_t)v[K_SLICE_AHEAD_US] * 1000;
     if (!host && dflt[K_STREAM_QUEUES]) { /* CUDA's own setting, where the process made one */
         const char *e = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
         char *end = NULL;

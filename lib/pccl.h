@@ -391,6 +391,13 @@ typedef struct {
                              stderr, once), 1 CUPTI sees the process's CUDA calls, 2 the host backend's
                              pcclDeviceSynchronize */
     uint64_t watchAsks;   /* cuts the watch asked for (a call waited PCCL_WATCH_US) */
+    uint64_t ahead;       /* relaunches queued ahead, while the launch before still ran
+                             (PCCL_SLICE_AHEAD_US): their gapNs is 0 and deadNs a kernel switch */
+    uint64_t ends;        /* host: launch ends the poller booked (every end it saw, measured or not) */
+    uint64_t endNs;       /* host: ... the time that took, the communicator's lock held (pcclRun and
+                             pcclWait wait for it meanwhile) */
+    uint64_t runQueries;  /* host: stream queries pcclRun made to know whether the daemon runs (a
+                             driver call on the caller's thread, beside the poller's relaunch) */
 } pcclSliceStats_t;
 pcclResult_t pcclCommGetSliceStats(pcclComm_t comm, pcclSliceStats_t *stats);
 

@@ -27,42 +27,6 @@
 #define SLICE_HOT_NS 100000
 #define SLICE_QUERY_NS 2000
 
-/* Called with c->mu held. */
-pcclResult_t pccl_launch_locked(pcclComm_t c)
-{
-    /* A caller that found the daemon ended (pcclRun, a stream's gate) may
-     * relaunch before the poller saw the end: its bookkeeping here, as the
-     * poller's, where it serves the slice (the clock offset the grid needs,
-     * the relaunch's split of a launch its slice ended).  Without it, where
-     * every launch ended early and pcclRun relaunched (round trips on the
-     * host backend, whose gap is 0), the grid never had an offset and no
-     * slice was aligned.  After an idle quit with the offset known it reads
-     * nothing: every block's figures, in pinned memory, on the path of the
-     * first invocation after a pause. */
-    if (c->was_running) {
-        c->was_running = 0;
-        c->quit_seen_ns = (int64_t)pccl_now_ns();
-        if (!c->slice_acc.off_known || pccl_ld_acq32(&c->G.hdr->sliced)) pccl_slice_on_end_locked(c);
-    }
-    pccl_st_rel32(&c->G.hdr->sliced, 0); /* the new launch reports its own end */
-    pccl_st_rel32(&c->G.hdr->quitting, 0); /* and decides its own (pccl_may_quit) */
-    __atomic_fetch_and(&c->G.hdr->ctl, ~PCCL_CTL_CUT, __ATOMIC_RELEASE); /* a cut asked of the last one is done */
-    c->G.epoch = c->launches + 1; /* its blocks follow block 0's decision to end it, not an older launch's */
-    uint64_t t0 = pccl_now_ns();
-    c->slice_acc.end_ns = pccl_slice_plan_locked(c, t0);
-    pccl_watch_mute(1); /* pccl's own call (a relaunch waits behind the call it lets through) */
-    pcclResult_t r = c->be->launch(c);
-    pccl_watch_mute(0);
-    if (r) return r;
-    c->launches++;
-    c->slice_acc.ended_ns = 0;
-    pccl_slice_on_launch_locked(c, t0, pccl_now_ns());
-    c->submitted_at_launch = c->submitted;
-    c->was_running = 1;
-    c->running_seen_ns = c->launched_ns = pccl_now_ns();
-    return pcclSuccess;
-}
-
 /* Asks the driver whether the daemon still runs (a stream query).  The
  * poller asks only while c->was_running: every launch sets it and the poller
  * clears it when it sees the launch end, so with it clear the stream is idle
@@ -240,7 +204,7 @@ int pccl_wait_spin_locked(pcclComm_t c, uint64_t until)
 static int answered_lately(pcclComm_t c, uint64_t now)
 {
     uint64_t window = c->G.k.quit_ns < POLL_QUERY_NS ? (uint64_t)c->G.k.quit_ns : POLL_QUERY_NS;
-    return c->was_running && now - c->cq_seen_ns < window && !pccl_ld_acq32(&c->G.hdr->sliced);
+    return c->was_running && now - c->cq_seen_ns < window && !pccl_sliced(c);
 }
 
 /* Restart policy, with mu held: a quit daemon with work left is relaunched at
@@ -254,21 +218,24 @@ static int answered_lately(pcclComm_t c, uint64_t now)
 static void maybe_launch(pcclComm_t c, uint64_t now)
 {
     if (c->stopping == 2 || c->aborted || c->failed) return;
+    if (pccl_ahead_ended(c)) pccl_ahead_handover_locked(c, now);
     if (c->was_running && !daemon_ended(c, now) && (answered_lately(c, now) || daemon_query(c))) {
         c->running_seen_ns = now;
+        if (pccl_ahead_due(c, now)) pccl_launch_ahead_locked(c);
         return;
     }
     if (c->was_running) {
         c->was_running = 0;
         c->quit_seen_ns = (int64_t)now;
-        pccl_slice_on_end_locked(c);
+        if (c->ahead) pccl_ahead_promote_locked(c, now); /* both ended before the poller looked */
+        pccl_slice_on_end_locked(c, c->launches);
     }
     if (c->outstanding <= (uint64_t)c->ndirect) return; /* direct invocations alone: no daemon needed (direct.c) */
     /* Completions first: the launch may have ended having completed what
      * was outstanding (a held launch ends once every invocation a stream
      * waits for is complete, before the host has seen it: stream.c). */
     if (pccl_cq_pending(c)) return;
-    int sliced = pccl_ld_acq32(&c->G.hdr->sliced) != 0;
+    int sliced = pccl_sliced(c);
     if (sliced && (int64_t)now - c->quit_seen_ns < c->slice_gap_ns) return; /* the waiting call's turn */
     /* A gate that opened is as good as a new request: a stream invocation
      * can start now (lib/stream.c). */
@@ -405,15 +372,22 @@ void *pccl_poller_main(void *arg)
          * cut, the poller is hot and looks more often, and stays so until
          * the relaunch: a sliced daemon is relaunched within SLICE_QUERY_NS
          * of PCCL_SLICE_GAP_US, not after a sleep or POLL_QUERY_NS (each
-         * slice costs that gap). */
+         * slice costs that gap).  With the launch ahead, the running
+         * launch's end needs no such pace (its relaunch is queued within
+         * POLL_QUERY_NS of its time, a stream query on the way at most):
+         * the poller stays awake only, spinning without the lock as between
+         * completions, where the hot pace took the lock at every pass, and
+         * pcclRun and pcclWait waited for it. */
+        int ends_soon = c->was_running && c->G.k.slice_ns && !c->ahead && now + SLICE_HOT_NS + c->slice_ahead_ns >= c->slice_acc.end_ns;
+        int ahead_mode = c->slice_ahead_ns && !c->watch;
         int slice_due = (c->G.k.slice_ns || c->watch) && c->outstanding &&
-                        (c->was_running ? (c->G.k.slice_ns && now + SLICE_HOT_NS >= c->slice_acc.end_ns) ||
-                                              watch_asked(c)
-                                        : pccl_ld_acq32(&c->G.hdr->sliced) != 0 && !c->aborted && !c->failed &&
+                        (c->was_running ? (ends_soon && !ahead_mode) || watch_asked(c)
+                                        : pccl_sliced(c) && !c->aborted && !c->failed &&
                                               c->stopping != 2); /* a relaunch to come: else it would spin for good */
+        int awake = slice_due || (c->outstanding && ends_soon);
         /* Not after every completion: a stream query is driver time, and
          * the next completion waits for it. */
-        if ((c->was_running && daemon_ended(c, now)) || now - last_query >= (slice_due ? SLICE_QUERY_NS : POLL_QUERY_NS)) {
+        if ((c->was_running && daemon_ended(c, now)) || pccl_ahead_ended(c) || now - last_query >= (slice_due ? SLICE_QUERY_NS : POLL_QUERY_NS)) {
             maybe_launch(c, now);
             last_query = now;
         }
@@ -422,7 +396,7 @@ void *pccl_poller_main(void *arg)
             continue;
         }
         uint64_t quiet = now - last_event;
-        if (c->outstanding && (quiet < c->poll_hot_ns || slice_due)) {
+        if (c->outstanding && (quiet < c->poll_hot_ns || awake)) {
             /* Hot: spins on the CQ without the lock (held while polling, it
              * sent every pcclRun and pcclWait to sleep on the mutex), then
              * yields. */

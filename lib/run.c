@@ -116,6 +116,10 @@ pcclResult_t pccl_submit_locked(pcclComm_t c, int id, const void *sendbuff, void
      * within POLL_QUERY_NS, as it does any daemon that quits with a request
      * newer than its launch. */
     int fresh = c->was_running && pccl_now_ns() - c->running_seen_ns < 2 * POLL_QUERY_NS;
+    /* A launch queued ahead, or being queued by the poller (its call made
+     * without the lock): the daemon's stream holds work for certain, and a
+     * query would wait for the launch call's driver lock. */
+    if (c->ahead || c->launching) return pcclSuccess;
     /* A daemon that its slice ended is relaunched by the poller, after
      * PCCL_SLICE_GAP_US (poller.c); once the poller saw the end and the
      * gap is over, by this call.  Left to the poller then, the relaunch
@@ -123,9 +127,11 @@ pcclResult_t pccl_submit_locked(pcclComm_t c, int id, const void *sendbuff, void
      * on 4 H200s its timed sleeps ran 1-1.5 ms long: a rank seen idle since
      * its slice ended 12.9 ms before still waited for it
      * (results/x4-h200/, calls 4-8). */
-    int gap = c->slice_gap_ns && pccl_ld_acq32(&c->G.hdr->sliced) &&
+    int gap = c->slice_gap_ns && pccl_sliced(c) &&
               (c->was_running || pccl_now_ns() - (uint64_t)c->quit_seen_ns < (uint64_t)c->slice_gap_ns);
-    return !fresh && !gap && !c->be->running(c) ? pccl_launch_locked(c) : pcclSuccess;
+    if (fresh || gap) return pcclSuccess;
+    c->slice_acc.sum.runQueries++;
+    return !c->be->running(c) ? pccl_launch_locked(c) : pcclSuccess;
 }
 
 pcclResult_t pcclRun(pcclComm_t c, int id, const void *sendbuff, void *recvbuff, pcclCallback_t cb, void *arg)

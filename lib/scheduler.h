@@ -760,7 +760,7 @@ PCCL_FN void pccl_end(pccl_blk *S, const pccl_gpu *G, int b)
         /* Block 0 tells the poller to relaunch at once, unless nothing
          * progressed all slice long (a stuck collective: the usual growing
          * delay then applies). */
-        if (b == 0 && pccl_ld_gpu(G->progress) != S->progress0) pccl_st_rel32(&G->hdr->sliced, 1);
+        if (b == 0 && pccl_ld_gpu(G->progress) != S->progress0) pccl_st_rel32(&G->hdr->sliced, (uint32_t)S->epoch);
     }
     S->st.t_end = PCCL_NOW_NS();
     G->saved[b].st = S->st;

@@ -83,16 +83,18 @@ static void span_read(pcclComm_t c, launch_span *s)
  * PCCL_SLICE_EARLY_US ahead is passed over: a launch that ended that early
  * (idle) served it, and a relaunch that took it again was cut again at its
  * first idle moment or, under half a slice, off the grid: two relaunches a
- * slice (one H200, round trips: results/early-h200/, call 1). */
-uint64_t pccl_slice_plan_locked(pcclComm_t c, uint64_t call_ns)
+ * slice (one H200, round trips: results/early-h200/, call 1).  from_ns:
+ * when the launch is expected to begin, the call's start or, for a launch
+ * queued ahead, the running launch's end (its own point then is the next). */
+uint64_t pccl_slice_plan_locked(pcclComm_t c, uint64_t call_ns, uint64_t from_ns)
 {
     pccl_slice_acc *a = &c->slice_acc;
-    uint64_t s = (uint64_t)c->G.k.slice_ns, g = 0;
+    uint64_t s = (uint64_t)c->G.k.slice_ns, g = 0, from = from_ns > call_ns ? from_ns : call_ns;
     a->call_ns = call_ns;
-    if (s && c->slice_align && a->off_known) g = ((call_ns + (uint64_t)c->G.k.slice_early_ns) / s + 1) * s;
+    if (s && c->slice_align && a->off_known) g = ((from + (uint64_t)c->G.k.slice_early_ns) / s + 1) * s;
     a->deadline = c->G.deadline = g ? g + (uint64_t)a->off : 0;
     if (!s) return UINT64_MAX;
-    return g ? g : call_ns + s;
+    return g ? g : from + s;
 }
 
 /* Host-clock figures of the relaunch that follows a cut launch. */
@@ -148,7 +150,7 @@ void pccl_slice_log_close(pcclComm_t c)
     c->slice_acc.log = NULL;
 }
 
-static void log_line(pcclComm_t c, const launch_span *s, uint64_t dead)
+static void log_line(pcclComm_t c, uint64_t e, const launch_span *s, uint64_t dead)
 {
     pccl_slice_acc *a = &c->slice_acc;
     double first = s->first_min != UINT64_MAX ? (s->first_min - s->begin_min) / 1e3 : -1;
@@ -156,7 +158,7 @@ static void log_line(pcclComm_t c, const launch_span *s, uint64_t dead)
     double work = s->work_min != UINT64_MAX ? (s->work_min - s->begin_min) / 1e3 : -1;
     double plan = s->plan_min != UINT64_MAX ? (s->plan_min - s->begin_min) / 1e3 : -1;
     fprintf(a->log, "%d,%llu,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%llu,%llu,%.1f,%.1f,%.1f,%llu,%llu,%llu,%llu,%llu,%llu,%lld", c->rank,
-            (unsigned long long)c->launches, a->late_ns / 1e3, a->drain_ns / 1e3, a->block_idle_ns / 1e3, dead / 1e3,
+            (unsigned long long)e, a->late_ns / 1e3, a->drain_ns / 1e3, a->block_idle_ns / 1e3, dead / 1e3,
             (s->begin_max - s->begin_min) / 1e3, first, pick, work, a->gap_ns / 1e3, a->launch_ns / 1e3,
             (unsigned long long)a->queued, (unsigned long long)a->owed, a->cq1_ns / 1e3,
             ((int64_t)(s->begin_min - a->call_ns) - a->off) / 1e3, plan, (unsigned long long)a->cut_at,
@@ -169,21 +171,26 @@ static void log_line(pcclComm_t c, const launch_span *s, uint64_t dead)
             (unsigned long long)(c->completed - a->done_at_end), (unsigned long long)a->cut_ended_ns, s->sm0);
 }
 
-/* The poller saw launch number c->launches end (mu held). */
-void pccl_slice_on_end_locked(pcclComm_t c)
+/* The poller saw launch number e end (mu held): the latest, or the one
+ * before a launch queued ahead. */
+static void on_end(pcclComm_t c, uint64_t e)
 {
     pccl_slice_acc *a = &c->slice_acc;
     launch_span s;
     span_read(c, &s);
     if (!s.nblocks) return;
     /* The clock offset (with the launch latency), from this launch: the
-     * least seen, drifting up slowly should the clocks drift apart. */
-    int64_t off = (int64_t)(s.begin_min - a->call_ns);
-    if (!a->off_known || off < a->off) a->off = off;
-    else a->off += (off - a->off) / 64;
-    a->off_known = 1;
+     * least seen, drifting up slowly should the clocks drift apart.  Not
+     * from a launch queued ahead: it began when the one before ended, a
+     * slice's part after its call. */
+    if (e != a->ahead_epoch) {
+        int64_t off = (int64_t)(s.begin_min - a->call_ns);
+        if (!a->off_known || off < a->off) a->off = off;
+        else a->off += (off - a->off) / 64;
+        a->off_known = 1;
+    }
     pcclSliceStats_t *o = &a->sum;
-    if (a->cut_launch && a->cut_launch + 1 == c->launches && s.begin_min >= a->prev_end) {
+    if (a->cut_launch && a->cut_launch + 1 == e && s.begin_min >= a->prev_end) {
         /* the relaunch after launch cut_launch, now complete */
         o->relaunches++;
         o->lateNs += a->late_ns;
@@ -200,11 +207,12 @@ void pccl_slice_on_end_locked(pcclComm_t c)
         o->gapNs += a->gap_ns;
         o->launchNs += a->launch_ns;
         o->aligned += (uint64_t)a->on_grid;
-        if (a->log) log_line(c, &s, s.begin_min - a->prev_end);
+        o->ahead += e == a->ahead_epoch;
+        if (a->log) log_line(c, e, &s, s.begin_min - a->prev_end);
     }
     a->done_at_end = c->completed;
     a->cut_launch = 0;
-    if (s.cut_min == UINT64_MAX || !pccl_ld_acq32(&c->G.hdr->sliced)) return;
+    if (s.cut_min == UINT64_MAX || pccl_ld_acq32(&c->G.hdr->sliced) != (uint32_t)e) return;
     /* Cut by its slice while work progressed: the poller relaunches it, at
      * once if work is outstanding.  With none (the application between
      * phases) the relaunch waits for the next invocation: not the slice's
@@ -217,15 +225,28 @@ void pccl_slice_on_end_locked(pcclComm_t c)
      * relaunch where some were off the grid, ~1 us where all were on it */
     uint64_t due = pccl_slice_deadline(s.begin_min, a->deadline, (uint64_t)c->G.k.slice_ns,
                                        (uint64_t)c->G.k.slice_early_ns);
-    a->cut_launch = c->launches;
+    a->cut_launch = e;
     a->prev_end = s.end_max;
     a->late_ns = s.cut_min > due ? s.cut_min - due : 0;
-    a->on_grid = a->deadline && due == a->deadline && s.cut_min >= due; /* the grid's point taken, and reached */
+    /* a point of the grid taken (the one told, or a later one: a launch
+     * queued ahead that began past its point takes the grid's next), and
+     * reached */
+    a->on_grid = a->deadline && due >= a->deadline && (due - a->deadline) % (uint64_t)c->G.k.slice_ns == 0 &&
+                 s.cut_min >= due;
     a->drain_ns = s.end_max - s.cut_min;
     a->cut_at = s.cut_min;
     a->cut_ended_ns = a->ended_ns;
     a->block_idle_ns = s.idle_sum / (uint64_t)s.nblocks;
     a->gap_ns = a->launch_ns = 0;
+}
+
+/* The poller saw launch number e end (mu held); its time counted. */
+void pccl_slice_on_end_locked(pcclComm_t c, uint64_t e)
+{
+    uint64_t t0 = pccl_now_ns();
+    on_end(c, e);
+    c->slice_acc.sum.ends++;
+    c->slice_acc.sum.endNs += pccl_now_ns() - t0;
 }
 
 pcclResult_t pcclCommGetSliceStats(pcclComm_t c, pcclSliceStats_t *s)

@@ -194,8 +194,9 @@ static pcclResult_t hold_locked(pcclComm_t c, int id, uint64_t ticket)
     }
     hold_publish_locked(c);
     /* A daemon that quit before the hold (its gate closed, say), or one whose
-     * blocks are ending the launch (hdr->quitting: one saw no hold, or saw
-     * every held invocation complete before this one was added), comes back
+     * blocks are ending the latest launch (hdr->quitting: block 0 saw no
+     * hold, or saw every held invocation complete before this one was added;
+     * a launch queued ahead behind an ending one will see the hold), comes back
      * now, before the caller's next CUDA call can be a module load or a
      * stream synchronization that keeps the poller's relaunch out (on one
      * H100 a poller sat in cudaStreamQuery while the thread that waited
@@ -203,7 +204,7 @@ static pcclResult_t hold_locked(pcclComm_t c, int id, uint64_t ticket)
      * for and replaced. */
     __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the hold before the look at quitting */
     if (c->stopping == 0) {
-        int quitting = pccl_ld_acq32(&c->G.hdr->quitting) != 0;
+        int quitting = pccl_ld_acq32(&c->G.hdr->quitting) == (uint32_t)c->G.epoch;
         if (quitting) c->be->launch_wait(c);
         /* held already and not ending: the launch runs, no driver call */
         if ((quitting || first) && !c->be->running(c)) {

@@ -115,11 +115,11 @@ static void slice_print(const pcclSliceStats_t *s, const pcclSliceStats_t *s0, c
     printf("# pccl rank %d%s: %llu relaunches after a slice; per relaunch (us): late %.1f, drain %.1f, block idle "
            "%.1f, dead %.1f, start spread %.1f, refill %.1f (first pick %.1f) (GPU clock); host: end seen to relaunch "
            "%.1f, launch call %.1f; GPU time lost ~ block idle + dead + refill = %.1f; no step %llu; on the grid %llu; "
-           "clock offset %.3f ms\n",
+           "queued ahead %llu; clock offset %.3f ms\n",
            rank, what, (unsigned long long)k, D(lateNs), D(drainNs), D(blockIdleNs), D(deadNs), D(startNs),
            D(refillNs), D(pickNs), D(gapNs), D(launchNs), D(blockIdleNs) + D(deadNs) + D(refillNs),
            (unsigned long long)(s->noStep - s0->noStep), (unsigned long long)(s->aligned - s0->aligned),
-           s->clockOffsetNs / 1e6);
+           (unsigned long long)(s->ahead - s0->ahead), s->clockOffsetNs / 1e6);
 #undef D
     fflush(stdout);
 }

@@ -262,10 +262,14 @@ static void side_report(const side *s)
     if (n) {
         double k = 1e3 * (double)n;
         printf("; per relaunch (us): GPU time lost ~ %.1f (block idle %.1f, dead %.1f, refill %.1f), "
-               "host: end seen to relaunch %.1f, launch call %.1f",
+               "host: end seen to relaunch %.1f, launch call %.1f; %llu queued ahead",
                (double)(e->blockIdleNs + e->deadNs + e->refillNs) / k, (double)e->blockIdleNs / k,
-               (double)e->deadNs / k, (double)e->refillNs / k, (double)e->gapNs / k, (double)e->launchNs / k);
+               (double)e->deadNs / k, (double)e->refillNs / k, (double)e->gapNs / k, (double)e->launchNs / k,
+               (unsigned long long)e->ahead);
     }
+    if (e->ends)
+        printf("; host: %llu launch ends booked, %.1f us each (the lock held), %llu stream queries by pcclRun",
+               (unsigned long long)e->ends, (double)e->endNs / 1e3 / (double)e->ends, (unsigned long long)e->runQueries);
     printf("\n");
 }
 
@@ -280,6 +284,10 @@ static void side_close(side *s)
     s->acc.refillNs += e.refillNs - s->sl.refillNs;
     s->acc.gapNs += e.gapNs - s->sl.gapNs;
     s->acc.launchNs += e.launchNs - s->sl.launchNs;
+    s->acc.ahead += e.ahead - s->sl.ahead;
+    s->acc.ends += e.ends - s->sl.ends;
+    s->acc.endNs += e.endNs - s->sl.endNs;
+    s->acc.runQueries += e.runQueries - s->sl.runQueries;
     for (int j = 0; j < depth; j++) {
         PC(pcclMemFree(s->comm, s->send[j]));
         PC(pcclMemFree(s->comm, s->recv[j]));

@@ -24,8 +24,13 @@
 typedef struct {
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    uint64_t launched, finished;
+    uint64_t launched, finished; /* launches made (queued included), and ended */
     int remaining;
+    /* a launch queued behind the running one (the poller's launch ahead):
+     * what the daemon sees of it, started by the running one's last thread
+     * out, as a stream starts the next kernel */
+    int queued;
+    pccl_gpu queued_G;
     void *dev;     /* one allocation for the daemon's "device memory" */
     void *pinned;
     char *arena;
@@ -52,6 +57,7 @@ typedef struct {
 typedef struct {
     pcclComm_t c;
     int b;
+    pccl_gpu G; /* the launch's parameter, as a kernel's: by value at the launch */
 } block_arg;
 
 /* A test knob (host.h, pccl_host_knobs): "W:US" counts for block or rank
@@ -73,6 +79,8 @@ void pccl_host_slow(int us)
     if (us > 0) usleep((useconds_t)us);
 }
 
+static pcclResult_t start_blocks(pcclComm_t c, const pccl_gpu *G);
+
 static void *block_main(void *p)
 {
     block_arg a = *(block_arg *)p;
@@ -89,13 +97,18 @@ static void *block_main(void *p)
         pccl_blk S;
         memset(&S, 0, sizeof S);
         S.tq = tq;
-        const pccl_gpu *G = &c->G;
+        const pccl_gpu *G = &a.G;
         PCCL_DAEMON_BODY(&S, G, a.b);
         free(tq);
     }
     pthread_mutex_lock(&h->mu);
     if (--h->remaining == 0) {
-        h->finished = h->launched;
+        h->finished++;
+        if (h->queued) {
+            h->queued = 0;
+            start_blocks(c, &h->queued_G);
+            if (h->remaining == 0) h->finished++; /* no thread started: pccl_err said why */
+        }
         pthread_cond_broadcast(&h->cv);
     }
     pthread_mutex_unlock(&h->mu);
@@ -238,35 +251,49 @@ static pcclResult_t h_upload(pcclComm_t c, void *dst, const void *src, size_t n)
     return pcclSuccess;
 }
 
+/* One launch's threads, h->mu held. */
+static pcclResult_t start_blocks(pcclComm_t c, const pccl_gpu *G)
+{
+    host_bk *h = c->bk;
+    pcclResult_t r = pcclSuccess;
+    for (int b = 0; b < G->k.blocks; b++) {
+        block_arg *a = malloc(sizeof *a);
+        pthread_t t;
+        pthread_attr_t at;
+        pthread_attr_init(&at);
+        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+        if (a) a->c = c, a->b = b, a->G = *G;
+        if (!a || pthread_create(&t, &at, block_main, a)) {
+            free(a);
+            r = pccl_err(c, pcclSystemError, "cannot start daemon thread: %s", strerror(errno));
+        } else {
+            h->remaining++;
+        }
+        pthread_attr_destroy(&at);
+    }
+    return r;
+}
+
 static pcclResult_t h_launch(pcclComm_t c)
 {
     host_bk *h = c->bk;
     if (h->drain_locks) pthread_mutex_lock(&h->ctx_mu);
     pthread_mutex_lock(&h->mu);
-    /* As on a stream, the launch follows the last one's end: the poller
-     * relaunches once the last block's word says the launch is over
-     * (poller.c, daemon_ended), while its threads may still be returning. */
-    while (h->remaining > 0 && __atomic_load_n(&c->G.hdr->ended, __ATOMIC_ACQUIRE) == (uint32_t)(c->G.epoch - 1))
-        pthread_cond_wait(&h->cv, &h->mu);
+    /* As on a stream, the launch follows the last one's end: made while one
+     * runs (the poller's launch ahead, or a relaunch once the last block's
+     * word said the launch is over, its threads still returning), it is
+     * queued, and the last thread out starts it. */
     pcclResult_t r = pcclSuccess;
-    if (h->remaining == 0) {
+    if (h->remaining > 0 && h->queued) {
+        r = pccl_err(c, pcclInternalError, "host backend: a launch is queued already");
+    } else if (h->remaining > 0) {
         h->launched++;
-        for (int b = 0; b < c->G.k.blocks; b++) {
-            block_arg *a = malloc(sizeof *a);
-            pthread_t t;
-            pthread_attr_t at;
-            pthread_attr_init(&at);
-            pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-            if (a) *a = (block_arg){c, b};
-            if (!a || pthread_create(&t, &at, block_main, a)) {
-                free(a);
-                r = pccl_err(c, pcclSystemError, "cannot start daemon thread: %s", strerror(errno));
-            } else {
-                h->remaining++;
-            }
-            pthread_attr_destroy(&at);
-        }
-        if (h->remaining == 0) h->finished = h->launched;
+        h->queued = 1;
+        h->queued_G = c->G;
+    } else {
+        h->launched++;
+        r = start_blocks(c, &c->G);
+        if (h->remaining == 0) h->finished++;
     }
     pthread_mutex_unlock(&h->mu);
     if (h->drain_locks) pthread_mutex_unlock(&h->ctx_mu);

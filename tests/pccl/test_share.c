@@ -70,7 +70,7 @@ static void devsync_while_streaming(const char *name, long slice_us, long watch_
     pcclConfig_t cfg = pt_config(1, -1);
     cfg.sliceUs = slice_us;
     cfg.watchUs = watch_us;
-    cfg.sliceAlign = 0; /* unaligned; the grid is test_cut_midway's and test_grid_host_clock's */
+    cfg.sliceAlign = 0; /* unaligned; the grid is cut_midway's and test_grid_host_clock's */
     if (pt_init(&c, 1, &cfg)) { pt_end(); return; }
     streamer s = {c, 0, 0, 0, 0, 0, calloc(COUNT, sizeof(float)), calloc(COUNT, sizeof(float))};
     PT_OK(pcclRegisterAllReduce(c, COUNT, pcclFloat, pcclSum, 0, &s.id));
@@ -235,10 +235,16 @@ static void check_slice_log(const char *path, const unsigned long long *want, in
 
 /* Collectives longer than a slice: cut mid-way (between steps, their
  * context saved as in a preemption), resumed by the next launch, exact;
- * with PCCL_SLICE_GAP_US, pcclRun leaves the relaunch to the poller. */
-static void test_cut_midway(void)
+ * with PCCL_SLICE_GAP_US, pcclRun leaves the relaunch to the poller.
+ * ahead: PCCL_SLICE_AHEAD_US (0: each relaunch waits for the end and the
+ * gap; else the poller queues it that long before the slice's end, and a
+ * relaunch made so has no gap). */
+static void cut_midway(int ahead)
 {
     pt_begin("collectives cut by slices", 300);
+    char ahead_us[16];
+    snprintf(ahead_us, sizeof ahead_us, "%d", ahead);
+    setenv("PCCL_SLICE_AHEAD_US", ahead_us, 1);
     char log[64];
     snprintf(log, sizeof log, "/tmp/pccl-slice-log-%d.csv", (int)getpid());
     unlink(log);
@@ -251,6 +257,7 @@ static void test_cut_midway(void)
     cfg.sliceAlign = 1;  /* and on the grid */
     int failed = pt_init(c, 2, &cfg);
     unsetenv("PCCL_SLICE_LOG");
+    unsetenv("PCCL_SLICE_AHEAD_US");
     if (failed) { unlink(log); pt_end(); return; }
     pt_case cases[] = {
         {{pcclCollAllReduce, pcclFloat, pcclSum, 0, ck_scaled(1 << 20, 1 << 18), 2}, 0, 0, 0},
@@ -266,14 +273,21 @@ static void test_cut_midway(void)
         /* The relaunch cost split (lib/slice.c).  On the host backend the
          * daemon's clock is the host's, so its figures and the poller's
          * meet: no thread of the relaunch starts before the poller's call,
-         * which comes >= the 50 us gap after the last thread ended. */
+         * which comes >= the 50 us gap after the last thread ended; a
+         * relaunch queued ahead has no gap, and its threads start once the
+         * last one of the launch before has ended (the host backend's
+         * stream order: a relaunch is measured only if so, slice.c). */
         pcclSliceStats_t sl;
         PT_OK(pcclCommGetSliceStats(c[r], &sl));
         unsigned long long n = measured[r] = sl.relaunches;
         PT_CHECK(n > 0 && n <= st.slices, "rank %d: %llu relaunches measured, %llu slices", r, n,
                  (unsigned long long)st.slices);
-        PT_CHECK(sl.gapNs >= n * 50000, "rank %d: relaunched %.1f us after the end on average, the gap is 50", r,
-                 n ? sl.gapNs / 1e3 / n : 0.0);
+        PT_CHECK(ahead ? sl.ahead > 0 && sl.ahead <= n : sl.ahead == 0,
+                 "rank %d: %llu of %llu relaunches queued ahead (PCCL_SLICE_AHEAD_US=%d)", r,
+                 (unsigned long long)sl.ahead, n, ahead);
+        PT_CHECK(sl.gapNs >= (n - sl.ahead) * 50000,
+                 "rank %d: relaunched %.1f us after the end on average, the gap is 50", r,
+                 n > sl.ahead ? sl.gapNs / 1e3 / (n - sl.ahead) : 0.0);
         /* the poller knows the stream idle once it saw the end: no driver
          * query in the gap (poller.c, daemon_query) */
         PT_CHECK(sl.gapQueries == 0, "rank %d: %llu stream queries in %llu gaps", r,
@@ -290,10 +304,11 @@ static void test_cut_midway(void)
         PT_CHECK(sl.aligned > 0 && sl.aligned <= n, "rank %d: %llu of %llu relaunches after a cut on the grid", r,
                  (unsigned long long)sl.aligned, n);
         printf("\n    rank %d: %llu relaunches after a slice; per relaunch (us): late %.1f, drain %.1f, block idle "
-               "%.1f, dead %.1f, start %.1f, refill %.1f (first pick %.1f), host gap %.1f, launch call %.1f; %llu on the grid ",
+               "%.1f, dead %.1f, start %.1f, refill %.1f (first pick %.1f), host gap %.1f, launch call %.1f; %llu on the grid, "
+               "%llu queued ahead ",
                r, n, sl.lateNs / 1e3 / n, sl.drainNs / 1e3 / n, sl.blockIdleNs / 1e3 / n, sl.deadNs / 1e3 / n,
                sl.startNs / 1e3 / n, sl.refillNs / 1e3 / n, sl.pickNs / 1e3 / n, sl.gapNs / 1e3 / n, sl.launchNs / 1e3 / n,
-               (unsigned long long)sl.aligned);
+               (unsigned long long)sl.aligned, (unsigned long long)sl.ahead);
     }
     pcclSliceStats_t none;
     PT_CHECK(pcclCommGetSliceStats(c[0], NULL) == pcclInvalidArgument, "NULL stats accepted");
@@ -303,6 +318,8 @@ static void test_cut_midway(void)
     unlink(log);
     pt_end();
 }
+static void test_cut_midway(void) { cut_midway(0); }
+static void test_cut_midway_ahead(void) { cut_midway(100); }
 
 /* Chaos mode and random orders with a slice shorter than most collectives:
  * cuts land anywhere, between any two primitives. */
@@ -662,7 +679,7 @@ static void test_block0_decides(void)
      * blocks, which follow */
     fin[0] = 1;
     PT_CHECK(pccl_cut_idle(&S[0], &G, 6000, 0) && S[0].st.t_cut == 6000, "block 0 did not end the launch");
-    PT_CHECK(hdr.quitting == 1 && quit == PCCL_QUIT_WORD(5, 1), "block 0's decision: quitting %u, quit %llu",
+    PT_CHECK(hdr.quitting == 5 && quit == PCCL_QUIT_WORD(5, 1), "block 0's decision: quitting %u, quit %llu",
              hdr.quitting, (unsigned long long)quit);
     S[1].cut_at = 0;
     PT_CHECK(pccl_cut_idle(&S[1], &G, 6001, 0) && S[1].st.t_cut == 6001, "block 1 did not follow block 0");
@@ -1116,6 +1133,12 @@ static void test_slice_deadline(void)
     PT_CHECK(pccl_slice_deadline(t, t + s + 1, s, e) == t + s + 1, "early ends: a grid point past a slice, within early");
     PT_CHECK(pccl_slice_deadline(t, t + s + e, s, e) == t + s + e, "early ends: a slice and early away is taken");
     PT_CHECK(pccl_slice_deadline(t, t + s + e + 1, s, e) == t + s, "early ends: past a slice and early: a slice");
+    /* a point already past (a launch queued ahead that began after it): the grid's next point */
+    PT_CHECK(pccl_slice_deadline(t, t + 3000 - s, s, 0) == t + 3000, "a point a slice past: the grid's next");
+    PT_CHECK(pccl_slice_deadline(t, t + 3000 - 3 * s, s, 0) == t + 3000, "a point three slices past: the grid's next");
+    PT_CHECK(pccl_slice_deadline(t, t - s, s, 0) == t + s, "a point on the start's grid, past: a slice on");
+    PT_CHECK(pccl_slice_deadline(t, t, s, 0) == t + s, "a point at the start: the grid's next, a slice on");
+    PT_CHECK(pccl_slice_deadline(t, t + 500 - s, s, 0) == t + s / 2, "a past point whose next is too near: half a slice");
     PT_CHECK(pccl_slice_deadline(t, t, s, 0) == t + s, "a grid point already past: a slice");
     PT_CHECK(pccl_slice_deadline(t, 0, s, e) == t + s, "no grid point: a slice");
 }
@@ -1128,7 +1151,8 @@ int pt_register_share(void)
                      test_slice_deadline) ||
         !CU_add_test(s, "device sync while a thread streams collectives, within the slice (no watch)",
                      test_devsync_while_streaming) ||
-        !CU_add_test(s, "collectives longer than a slice: cut, resumed, exact", test_cut_midway) ||
+        !CU_add_test(s, "collectives longer than a slice: cut, resumed, exact (relaunched after the gap)", test_cut_midway) ||
+        !CU_add_test(s, "the same, each relaunch queued ahead of the slice's end (PCCL_SLICE_AHEAD_US)", test_cut_midway_ahead) ||
         !CU_add_test(s, "chaos, random orders, 50 us slices", test_chaos_slices) ||
         !CU_add_test(s, "random orders while each rank's second thread synchronizes, within the slice (no watch)",
                      test_cross_rank) ||
