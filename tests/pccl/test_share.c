@@ -62,8 +62,13 @@ static void *stream_main(void *p)
 /* One device synchronization after another while a thread streams
  * collectives: each within `bound_us` (the slice, or the watch's threshold)
  * plus MARGIN_S, their mean within MEAN_MARGIN_S; with the slice alone, the
- * slice ended launches; with the watch alone, the watch asked for every cut. */
-static void devsync_while_streaming(const char *name, long slice_us, long watch_us)
+ * slice ended launches; with the watch alone, the watch asked for every cut.
+ * drain: the synchronization holds the emulated context lock while it waits
+ * (PCCL_TEST_DRAIN_LOCKS=1), as a lazy module load does, and the launch
+ * ahead (the default) is asserted: a synchronization made after the
+ * relaunch was queued waits for it too, so the bound is two slices; one
+ * made before keeps it out (the launch call waits for the lock). */
+static void devsync_while_streaming(const char *name, long slice_us, long watch_us, int drain)
 {
     pt_begin(name, 120);
     pcclComm_t c;
@@ -71,14 +76,17 @@ static void devsync_while_streaming(const char *name, long slice_us, long watch_
     cfg.sliceUs = slice_us;
     cfg.watchUs = watch_us;
     cfg.sliceAlign = 0; /* unaligned; the grid is cut_midway's and test_grid_host_clock's */
-    if (pt_init(&c, 1, &cfg)) { pt_end(); return; }
+    if (drain) setenv("PCCL_TEST_DRAIN_LOCKS", "1", 1), setenv("PCCL_SLICE_AHEAD_US", "100", 1);
+    int failed = pt_init(&c, 1, &cfg);
+    if (drain) unsetenv("PCCL_TEST_DRAIN_LOCKS"), unsetenv("PCCL_SLICE_AHEAD_US");
+    if (failed) { pt_end(); return; }
     streamer s = {c, 0, 0, 0, 0, 0, calloc(COUNT, sizeof(float)), calloc(COUNT, sizeof(float))};
     PT_OK(pcclRegisterAllReduce(c, COUNT, pcclFloat, pcclSum, 0, &s.id));
     for (size_t k = 0; k < COUNT; k++) s.send[k] = (float)k;
     pthread_t t;
     PT_CHECK(pthread_create(&t, NULL, stream_main, &s) == 0, "cannot start the streaming thread");
     while (__atomic_load_n(&s.done, __ATOMIC_ACQUIRE) < 3) usleep(1000);
-    double worst = 0, sum = 0, bound_s = (slice_us ? slice_us : watch_us) * 1e-6;
+    double worst = 0, sum = 0, bound_s = (slice_us ? slice_us : watch_us) * 1e-6 * (drain ? 2 : 1);
     int streamed = 0;
     for (int i = 0; i < SAMPLES; i++) {
         usleep(3000);
@@ -115,6 +123,7 @@ static void devsync_while_streaming(const char *name, long slice_us, long watch_
              watch_us);
     PT_CHECK(watch_us ? sl.watchAsks > 0 : sl.watchAsks == 0, "PCCL_WATCH_US=%ld, and the watch asked for %llu cuts",
              watch_us, (unsigned long long)sl.watchAsks);
+    PT_CHECK(!drain || sl.ahead > 0, "no relaunch was queued ahead (%llu measured)", (unsigned long long)sl.relaunches);
     printf("\n    worst %.1f ms, mean %.2f ms of %d (%d overlapped completions), %llu invocations, "
            "%llu cuts (%llu asked by the watch), %llu launches ",
            worst * 1e3, sum / SAMPLES * 1e3, SAMPLES, streamed, (unsigned long long)st.completed,
@@ -127,7 +136,14 @@ static void devsync_while_streaming(const char *name, long slice_us, long watch_
 
 static void test_devsync_while_streaming(void)
 {
-    devsync_while_streaming("devsync while streaming, the slice alone", SLICE_US, 0);
+    devsync_while_streaming("devsync while streaming, the slice alone", SLICE_US, 0, 0);
+}
+
+/* The same with the synchronization holding the context lock while it
+ * waits (a lazy module load's way), beside the launch ahead. */
+static void test_devsync_drain_locks(void)
+{
+    devsync_while_streaming("devsync holding the context lock while streaming, the launch ahead", SLICE_US, 0, 1);
 }
 
 /* The watch alone (PCCL_SLICE_US=0): the synchronization itself asks for
@@ -135,7 +151,7 @@ static void test_devsync_while_streaming(void)
 #define WATCH_US 500
 static void test_devsync_watched(void)
 {
-    devsync_while_streaming("devsync while streaming, the watch alone", 0, WATCH_US);
+    devsync_while_streaming("devsync while streaming, the watch alone", 0, WATCH_US, 0);
 }
 
 /* A call that waits for something else than the daemon (here a bracket of
@@ -1151,6 +1167,8 @@ int pt_register_share(void)
                      test_slice_deadline) ||
         !CU_add_test(s, "device sync while a thread streams collectives, within the slice (no watch)",
                      test_devsync_while_streaming) ||
+        !CU_add_test(s, "the same, holding the context lock as a module load, the launch ahead: within two slices",
+                     test_devsync_drain_locks) ||
         !CU_add_test(s, "collectives longer than a slice: cut, resumed, exact (relaunched after the gap)", test_cut_midway) ||
         !CU_add_test(s, "the same, each relaunch queued ahead of the slice's end (PCCL_SLICE_AHEAD_US)", test_cut_midway_ahead) ||
         !CU_add_test(s, "chaos, random orders, 50 us slices", test_chaos_slices) ||
