@@ -65,7 +65,8 @@ static void *stream_main(void *p)
  * slice ended launches; with the watch alone, the watch asked for every cut.
  * drain: the synchronization holds the emulated context lock while it waits
  * (PCCL_TEST_DRAIN_LOCKS=1), as a lazy module load does, and the launch
- * ahead (the default) is asserted: a synchronization made after the
+ * ahead (PCCL_SLICE_AHEAD_US=100, the default, set whatever the
+ * environment says) is asserted: a synchronization made after the
  * relaunch was queued waits for it too, so the bound is two slices; one
  * made before keeps it out (the launch call waits for the lock). */
 static void devsync_while_streaming(const char *name, long slice_us, long watch_us, int drain)
