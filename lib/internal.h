@@ -349,15 +349,15 @@ int pccl_ahead_ended(pcclComm_t c);
 void pccl_ahead_handover_locked(pcclComm_t c, uint64_t now);
 void pccl_ahead_promote_locked(pcclComm_t c, uint64_t now);
 /* slice.c: the poller saw the daemon's launch e end (the latest, or the one
- * before a launch queued ahead); a launch call began at call_ns and returned
- * at back_ns (host clock). */
+ * before a launch queued ahead); the relaunch after it was made gap_ns after
+ * that end was seen (0: queued ahead), its call launch_ns long. */
 void pccl_slice_on_end_locked(pcclComm_t c, uint64_t e);
-void pccl_slice_on_launch_locked(pcclComm_t c, uint64_t call_ns, uint64_t back_ns);
-/* slice.c: before a launch call at call_ns, tells the daemon where its slice
- * ends; returns that end on the host's clock (the poller watches closely
- * near it).  from_ns: when the launch will begin (a launch queued ahead:
- * when the running one ends), call_ns otherwise. */
-uint64_t pccl_slice_plan_locked(pcclComm_t c, uint64_t call_ns, uint64_t from_ns);
+void pccl_slice_on_launch_locked(pcclComm_t c, uint64_t gap_ns, uint64_t launch_ns);
+/* slice.c: before a launch call, tells the daemon where its slice ends
+ * (G.deadline); returns that end on the host's clock (the poller watches
+ * closely near it).  from_ns: when the launch will begin (the call's start;
+ * a launch queued ahead: when the running one ends). */
+uint64_t pccl_slice_plan_locked(pcclComm_t c, uint64_t from_ns);
 /* slice.c: a completion seen at now (poller.c's drain); PCCL_SLICE_LOG's
  * file opened at init, closed at destroy. */
 void pccl_slice_on_completion_locked(pcclComm_t c, uint64_t now);

@@ -53,16 +53,8 @@ void pccl_ahead_handover_locked(pcclComm_t c, uint64_t now)
     if (!a->ended_ns) a->ended_ns = now;
     c->quit_seen_ns = (int64_t)now;
     pccl_slice_on_end_locked(c, c->launches - 1);
-    uint64_t call_ns = a->next_launch_ns;
     pccl_ahead_promote_locked(c, now);
-    if (a->cut_launch && a->cut_launch + 1 == c->launches) {
-        a->gap_ns = 0;
-        a->launch_ns = call_ns;
-        a->queued = c->outstanding;
-        a->owed = c->outstanding - (uint64_t)pccl_cq_ready_locked(c);
-        a->cq1_ns = 0;
-        a->want_cq1 = 1;
-    }
+    pccl_slice_on_launch_locked(c, 0, a->next_launch_ns);
     c->running_seen_ns = now;
 }
 
@@ -84,14 +76,12 @@ int pccl_ahead_due(pcclComm_t c, uint64_t now)
 void pccl_launch_ahead_locked(pcclComm_t c)
 {
     pccl_slice_acc *a = &c->slice_acc;
-    uint64_t call = a->call_ns, deadline = a->deadline, end = a->end_ns, told = c->G.deadline;
     c->G.epoch = c->launches + 1;
     uint64_t t0 = pccl_now_ns();
-    a->next_end_ns = pccl_slice_plan_locked(c, t0, end); /* the grid point after the running launch's */
-    a->next_deadline = a->deadline;
-    a->call_ns = call; /* the running launch's, until it ends */
-    a->deadline = deadline;
-    a->end_ns = end;
+    /* the grid point after the running launch's (slice_acc keeps that one's
+     * call, deadline and end until it ends) */
+    a->next_end_ns = pccl_slice_plan_locked(c, a->end_ns > t0 ? a->end_ns : t0);
+    a->next_deadline = c->G.deadline;
     c->launching = 1;
     pthread_mutex_unlock(&c->mu);
     pccl_watch_mute(1);
@@ -102,7 +92,6 @@ void pccl_launch_ahead_locked(pcclComm_t c)
     c->launching = 0;
     if (r) {
         c->G.epoch = c->launches;
-        c->G.deadline = told;
         pccl_err(c, pcclUnhandledCudaError, "queueing the daemon's relaunch failed");
         return;
     }
@@ -137,15 +126,18 @@ pcclResult_t pccl_launch_locked(pcclComm_t c)
     /* its blocks follow block 0's decision to end it, not an older launch's;
      * hdr->sliced and hdr->quitting name the launch they speak of */
     c->G.epoch = c->launches + 1;
+    pccl_slice_acc *a = &c->slice_acc;
     uint64_t t0 = pccl_now_ns();
-    c->slice_acc.end_ns = pccl_slice_plan_locked(c, t0, t0);
+    a->call_ns = t0;
+    a->end_ns = pccl_slice_plan_locked(c, t0);
+    a->deadline = c->G.deadline;
     pccl_watch_mute(1); /* pccl's own call (a relaunch waits behind the call it lets through) */
     pcclResult_t r = c->be->launch(c);
     pccl_watch_mute(0);
     if (r) return r;
     c->launches++;
-    c->slice_acc.ended_ns = 0;
-    pccl_slice_on_launch_locked(c, t0, pccl_now_ns());
+    a->ended_ns = 0;
+    pccl_slice_on_launch_locked(c, t0 - (uint64_t)c->quit_seen_ns, pccl_now_ns() - t0);
     c->submitted_at_launch = c->submitted;
     c->was_running = 1;
     c->running_seen_ns = c->launched_ns = pccl_now_ns();

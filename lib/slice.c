@@ -85,25 +85,28 @@ static void span_read(pcclComm_t c, launch_span *s)
  * first idle moment or, under half a slice, off the grid: two relaunches a
  * slice (one H200, round trips: results/early-h200/, call 1).  from_ns:
  * when the launch is expected to begin, the call's start or, for a launch
- * queued ahead, the running launch's end (its own point then is the next). */
-uint64_t pccl_slice_plan_locked(pcclComm_t c, uint64_t call_ns, uint64_t from_ns)
+ * queued ahead, the running launch's end (its own point then is the next).
+ * Sets the launch's parameter (G.deadline); the caller keeps it with the
+ * launch it belongs to (slice_acc's deadline, or next_deadline ahead). */
+uint64_t pccl_slice_plan_locked(pcclComm_t c, uint64_t from_ns)
 {
     pccl_slice_acc *a = &c->slice_acc;
-    uint64_t s = (uint64_t)c->G.k.slice_ns, g = 0, from = from_ns > call_ns ? from_ns : call_ns;
-    a->call_ns = call_ns;
-    if (s && c->slice_align && a->off_known) g = ((from + (uint64_t)c->G.k.slice_early_ns) / s + 1) * s;
-    a->deadline = c->G.deadline = g ? g + (uint64_t)a->off : 0;
+    uint64_t s = (uint64_t)c->G.k.slice_ns, g = 0;
+    if (s && c->slice_align && a->off_known) g = ((from_ns + (uint64_t)c->G.k.slice_early_ns) / s + 1) * s;
+    c->G.deadline = g ? g + (uint64_t)a->off : 0;
     if (!s) return UINT64_MAX;
-    return g ? g : from + s;
+    return g ? g : from_ns + s;
 }
 
-/* Host-clock figures of the relaunch that follows a cut launch. */
-void pccl_slice_on_launch_locked(pcclComm_t c, uint64_t call_ns, uint64_t back_ns)
+/* Host-clock figures of the relaunch that follows a cut launch, made
+ * gap_ns after the poller saw the end (0: queued ahead of it), its launch
+ * call launch_ns long. */
+void pccl_slice_on_launch_locked(pcclComm_t c, uint64_t gap_ns, uint64_t launch_ns)
 {
     pccl_slice_acc *a = &c->slice_acc;
     if (a->cut_launch && a->cut_launch + 1 == c->launches) {
-        a->gap_ns = call_ns - (uint64_t)c->quit_seen_ns;
-        a->launch_ns = back_ns - call_ns;
+        a->gap_ns = gap_ns;
+        a->launch_ns = launch_ns;
         a->queued = c->outstanding;
         a->owed = c->outstanding - (uint64_t)pccl_cq_ready_locked(c);
         a->cq1_ns = 0;
