@@ -141,6 +141,10 @@ static pcclResult_t comm_create(pcclComm_t *out, int rank, int nranks, int dev, 
     /* (on the host backend the spin yields at every look: its cores run
      * the "GPUs") */
     c->poll_spin_ns = be == &pccl_host_backend ? 10000 : 2000;
+    /* a GPU launch call takes 6-30 us on H200s, one that loads the module
+     * or waits for the context lock milliseconds; the host backend's starts
+     * threads (up to 1.3 ms under TSan) */
+    c->call_short_ns = be == &pccl_host_backend ? 5000000 : 100000;
     r = pccl_trace_open(c);
     if (!r) r = pccl_slice_log_open(c);
     if (r) { comm_free(c); return r; }

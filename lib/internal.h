@@ -55,11 +55,15 @@ typedef struct {
     uint64_t prev_end, late_ns, drain_ns, block_idle_ns, gap_ns, launch_ns;
     uint64_t cut_at;     /* the cut launch's first cut (daemon clock), for PCCL_SLICE_LOG */
     int on_grid;         /* the cut launch had a grid deadline and was cut at it */
+    uint64_t told, due;  /* ... its deadline as told (0: none) and as its first block took it (daemon clock) */
     uint64_t call_ns;    /* the latest launch call's start (host clock) */
+    uint64_t call_end_ns; /* ... and its return, for the clock offset's sample (slice.c) */
     uint64_t deadline;   /* its slice's end as told to the daemon (its clock; 0: none told) */
     uint64_t end_ns;     /* the same on the host's clock, as the poller expects it */
     int64_t off;         /* daemon clock - host clock at a launch call, least seen lately */
     int off_known;
+    int off_good;         /* ... from a launch call the driver did not hold (call_short_ns) */
+    uint64_t since_good;  /* launches queued ahead since the last good sample */
     /* PCCL_SLICE_LOG: one line per relaunch measured (slice.c) */
     FILE *log;
     uint64_t queued;     /* invocations outstanding at the relaunch call */
@@ -123,6 +127,7 @@ struct pcclComm {
     uint64_t watch_firsts;      /* pccl_watch_firsts() when last looked at */
     int64_t relaunch_ns, backoff_ns, quit_seen_ns;
     uint64_t poll_hot_ns;       /* the poller spins this long after an event */
+    uint64_t call_short_ns;     /* a launch call shorter than this did not wait in the driver (slice.c) */
     uint64_t running_seen_ns;   /* when the daemon was last seen running */
     int was_running, callbacks;
     int sleepers_all;           /* threads asleep on cv for the whole communicator (pcclWaitAll, destroy) */
@@ -348,6 +353,10 @@ void pccl_launch_ahead_locked(pcclComm_t c);
 int pccl_ahead_ended(pcclComm_t c);
 void pccl_ahead_handover_locked(pcclComm_t c, uint64_t now);
 void pccl_ahead_promote_locked(pcclComm_t c, uint64_t now);
+/* Every PCCL_OFF_REFRESH launches ahead, one relaunch follows the end
+ * instead, for a fresh sample of the daemon clock's offset (the clocks may
+ * drift; slice.c). */
+#define PCCL_OFF_REFRESH 128
 /* slice.c: the poller saw the daemon's launch e end (the latest, or the one
  * before a launch queued ahead); the relaunch after it was made gap_ns after
  * that end was seen (0: queued ahead), its call launch_ns long. */

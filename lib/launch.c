@@ -31,10 +31,12 @@ void pccl_ahead_promote_locked(pcclComm_t c, uint64_t now)
     uint64_t s = (uint64_t)c->G.k.slice_ns;
     c->ahead = 0;
     a->call_ns = a->next_call_ns;
+    a->call_end_ns = a->next_call_ns + a->next_launch_ns;
     a->deadline = a->next_deadline;
     a->end_ns = a->deadline ? pccl_slice_deadline(now, a->next_end_ns, s, (uint64_t)c->G.k.slice_early_ns) : now + s;
     a->ended_ns = 0;
     a->ahead_epoch = c->launches;
+    a->since_good++;
 }
 
 /* Whether the launch before the one queued ahead has ended (its last block
@@ -60,10 +62,15 @@ void pccl_ahead_handover_locked(pcclComm_t c, uint64_t now)
 
 /* Whether the relaunch is due to be queued now: work outstanding, the
  * running launch's slice ends within PCCL_SLICE_AHEAD_US, and its block 0
- * has not decided to end it already (idle: the relaunch waits for work). */
+ * has not decided to end it already (idle: the relaunch waits for work).
+ * On the grid, not before a good sample of the daemon clock's offset
+ * (slice.c), and not for the PCCL_OFF_REFRESH-th time since one: those
+ * relaunches follow the end, a fresh sample each. */
 int pccl_ahead_due(pcclComm_t c, uint64_t now)
 {
+    const pccl_slice_acc *a = &c->slice_acc;
     return c->slice_ahead_ns && !c->ahead && c->G.k.slice_ns && !c->watch && c->stopping == 0 && !c->aborted &&
+           (!c->slice_align || (a->off_good && a->since_good < PCCL_OFF_REFRESH)) &&
            !c->failed && c->outstanding > (uint64_t)c->ndirect && now + c->slice_ahead_ns >= c->slice_acc.end_ns &&
            pccl_ld_acq32(&c->G.hdr->quitting) != (uint32_t)c->G.epoch;
 }
@@ -135,6 +142,7 @@ pcclResult_t pccl_launch_locked(pcclComm_t c)
     pcclResult_t r = c->be->launch(c);
     pccl_watch_mute(0);
     if (r) return r;
+    a->call_end_ns = pccl_now_ns();
     c->launches++;
     a->ended_ns = 0;
     pccl_slice_on_launch_locked(c, t0 - (uint64_t)c->quit_seen_ns, pccl_now_ns() - t0);

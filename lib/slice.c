@@ -131,7 +131,9 @@ void pccl_slice_on_completion_locked(pcclComm_t c, uint64_t now)
  * end seen and the relaunch call; and the clock offset (ns, daemon - host,
  * with the least launch latency), through which the ranks' relaunches are
  * lined up on the host's clock (scripts/slice-log --ranks: each GPU's
- * globaltimer is its own). */
+ * globaltimer is its own); then the relaunch's own figures, and last the
+ * cut launch's deadline as told and as taken (daemon clock) and whether it
+ * counted on the grid. */
 pcclResult_t pccl_slice_log_open(pcclComm_t c)
 {
     const char *f = getenv("PCCL_SLICE_LOG");
@@ -143,7 +145,7 @@ pcclResult_t pccl_slice_log_open(pcclComm_t c)
     fprintf(c->slice_acc.log,
             "rank,launch,late,drain,block_idle,dead,start_spread,refill,pick,work,gap,launch_call,queued,owed,"
             "host_cq1,launch_latency,plan0,cut_at,end_at,begin_at,first_at,seen_at,call_at,clock_offset,"
-            "sms,sm_shared,span,completed,ended_seen_at,sm0\n");
+            "sms,sm_shared,span,completed,ended_seen_at,sm0,told_at,due_at,on_grid\n");
     return pcclSuccess;
 }
 
@@ -170,8 +172,11 @@ static void log_line(pcclComm_t c, uint64_t e, const launch_span *s, uint64_t de
             (unsigned long long)(a->call_ns - a->gap_ns), (unsigned long long)a->call_ns, (long long)a->off);
     /* the relaunch's own: where its blocks ran, how long it lasted and the
      * completions seen in it (its pace, against the SMs) */
-    fprintf(a->log, ",%d,%d,%.1f,%llu,%llu,%d\n", s->sms, s->sm_shared, (s->end_max - s->begin_min) / 1e3,
+    fprintf(a->log, ",%d,%d,%.1f,%llu,%llu,%d", s->sms, s->sm_shared, (s->end_max - s->begin_min) / 1e3,
             (unsigned long long)(c->completed - a->done_at_end), (unsigned long long)a->cut_ended_ns, s->sm0);
+    /* the cut launch's deadline, told and taken, and whether it was a grid
+     * point reached (pcclSliceStats_t's aligned) */
+    fprintf(a->log, ",%llu,%llu,%d\n", (unsigned long long)a->told, (unsigned long long)a->due, a->on_grid);
 }
 
 /* The poller saw launch number e end (mu held): the latest, or the one
@@ -185,12 +190,18 @@ static void on_end(pcclComm_t c, uint64_t e)
     /* The clock offset (with the launch latency), from this launch: the
      * least seen, drifting up slowly should the clocks drift apart.  Not
      * from a launch queued ahead: it began when the one before ended, a
-     * slice's part after its call. */
+     * slice's part after its call.  Each sample is the offset and then
+     * some (the launch cannot begin before its call); a call the driver
+     * held (the module's load, another thread's call holding the context
+     * lock) adds its length: the offset then is not good enough for the
+     * grid, and the launch ahead waits for a good one (launch.c). */
     if (e != a->ahead_epoch) {
         int64_t off = (int64_t)(s.begin_min - a->call_ns);
+        int good = a->call_end_ns - a->call_ns < c->call_short_ns;
         if (!a->off_known || off < a->off) a->off = off;
-        else a->off += (off - a->off) / 64;
+        else if (good) a->off += (off - a->off) / 64;
         a->off_known = 1;
+        if (good) a->off_good = 1, a->since_good = 0;
     }
     pcclSliceStats_t *o = &a->sum;
     if (a->cut_launch && a->cut_launch + 1 == e && s.begin_min >= a->prev_end) {
@@ -236,6 +247,8 @@ static void on_end(pcclComm_t c, uint64_t e)
      * reached */
     a->on_grid = a->deadline && due >= a->deadline && (due - a->deadline) % (uint64_t)c->G.k.slice_ns == 0 &&
                  s.cut_min >= due;
+    a->told = a->deadline;
+    a->due = due;
     a->drain_ns = s.end_max - s.cut_min;
     a->cut_at = s.cut_min;
     a->cut_ended_ns = a->ended_ns;

@@ -73,6 +73,18 @@ __global__ void __launch_bounds__(512, 2) pccl_daemon(const __grid_constant__ pc
     PCCL_DAEMON_BODY(&S, g, (int)blockIdx.x);
 }
 
+/* Loads the daemon's module now (CUDA loads a kernel's module lazily, at
+ * its first launch, by default): that first launch call took milliseconds,
+ * the offset of the GPU's clock taken from it was milliseconds long, and
+ * with every later relaunch queued ahead none corrected it, so slices
+ * ended off the grid, each rank at its own moment (results/launcher-h200/,
+ * call 3). */
+extern "C" cudaError_t pccl_gpu_preload(void)
+{
+    cudaFuncAttributes a;
+    return cudaFuncGetAttributes(&a, pccl_daemon);
+}
+
 extern "C" cudaError_t pccl_gpu_launch(const pccl_gpu *G, cudaStream_t stream)
 {
     pccl_daemon<<<G->k.blocks, G->k.threads, sizeof(int32_t) * (size_t)G->k.depth, stream>>>(*G);

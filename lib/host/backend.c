@@ -51,6 +51,10 @@ typedef struct {
      * GPU copy's event reports an error and CUDA's errors stick: nothing
      * copied, each counted done and failed (lib/direct.c's error path) */
     uint64_t copy_fail_at;
+    /* PCCL_TEST_SLOW_LAUNCH_US=US: the first launch call takes US more
+     * before it starts the threads, as a GPU launch call that loads the
+     * daemon's module (milliseconds) */
+    long launch_us;
     pthread_mutex_t ctx_mu;
 } host_bk;
 
@@ -128,6 +132,7 @@ static pcclResult_t h_open(pcclComm_t c)
     h->upload_drains = ud && atoi(ud) > 0;
     const char *cf = getenv("PCCL_TEST_COPY_FAIL");
     h->copy_fail_at = cf && atoi(cf) > 0 ? (uint64_t)atoi(cf) : 0;
+    h->launch_us = knob_for("PCCL_TEST_SLOW_LAUNCH_US", -1);
     c->bk = h;
     size_t total = pccl_carve_device(&c->G, NULL);
     h->dev = calloc(1, total);
@@ -277,6 +282,10 @@ static pcclResult_t start_blocks(pcclComm_t c, const pccl_gpu *G)
 static pcclResult_t h_launch(pcclComm_t c)
 {
     host_bk *h = c->bk;
+    pthread_mutex_lock(&h->mu);
+    int first = h->launched == 0;
+    pthread_mutex_unlock(&h->mu);
+    if (first) pccl_host_slow((int)h->launch_us);
     if (h->drain_locks) pthread_mutex_lock(&h->ctx_mu);
     pthread_mutex_lock(&h->mu);
     /* As on a stream, the launch follows the last one's end: made while one

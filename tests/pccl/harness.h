@@ -26,6 +26,7 @@ int pt_register_multiproc(void);
 int pt_register_faults(void);
 int pt_register_stream(void);
 int pt_register_share(void);
+int pt_register_offset(void);
 int pt_register_proto(void);
 int pt_register_hostpath(void);
 int pt_register_dump(void);

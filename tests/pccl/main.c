@@ -19,7 +19,7 @@ int main(int argc, char **argv)
         pt_register_api,      pt_register_correctness, pt_register_callbacks, pt_register_initrank,
         pt_register_abort,    pt_register_priority,    pt_register_chaos,     pt_register_deadlock,
         pt_register_regressions, pt_register_fuzz, pt_register_multiproc, pt_register_faults,
-        pt_register_stream, pt_register_share, pt_register_proto, pt_register_hostpath,
+        pt_register_stream, pt_register_share, pt_register_offset, pt_register_proto, pt_register_hostpath,
         pt_register_dump, pt_register_sqcq,
     };
     return dl_test_main(argc, argv, reg, sizeof reg / sizeof reg[0], ck_quick() ? "quick" : NULL);

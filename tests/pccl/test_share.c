@@ -202,25 +202,35 @@ static void test_watch_pace(void)
  * (want[r] of them), each with the header's 17 fields and the daemon's
  * stamps in their order (work found <= first pick <= first step), with
  * work outstanding at the relaunch call (queued >= owed, queued >= 1). */
-static void check_slice_log(const char *path, const unsigned long long *want, int nranks)
+/* want[r]: rank r's relaunches measured; aligned[r]: of them, on the grid
+ * (pcclSliceStats_t); slice_ns: the slice, a grid's step. */
+static void check_slice_log(const char *path, const unsigned long long *want, const unsigned long long *aligned,
+                            int nranks, uint64_t slice_ns)
 {
     FILE *f = fopen(path, "r");
     PT_CHECK(f != NULL, "PCCL_SLICE_LOG=%s: no file", path);
     if (!f) return;
     char line[512];
-    unsigned long long got[2] = {0, 0};
+    unsigned long long got[2] = {0, 0}, on[2] = {0, 0};
     int headers = 0, bad = 0, with_work = 0, planned = 0;
     while (fgets(line, sizeof line, f)) {
         if (!strncmp(line, "rank,", 5)) {
             headers++;
             /* the relaunch's own columns last; sm0: block 0's SM (-1 on the host backend) */
-            PT_CHECK(strstr(line, ",sms,sm_shared,span,completed,ended_seen_at,sm0\n") != NULL,
+            PT_CHECK(strstr(line, ",sms,sm_shared,span,completed,ended_seen_at,sm0,told_at,due_at,on_grid\n") != NULL,
                      "PCCL_SLICE_LOG: header %s", line);
             continue;
         }
-        const char *last = strrchr(line, ',');
-        if (!last || atoi(last + 1) < -1) {
-            if (!bad++) PT_CHECK(0, "PCCL_SLICE_LOG: no sm0 at the line's end: %s", line);
+        /* the last four: sm0, the cut launch's deadline told and taken, on the grid */
+        const char *tail = line + strlen(line);
+        for (int k = 0; k < 4 && tail > line; k++)
+            while (--tail > line && *tail != ',') {}
+        int sm0 = -2, grid = -1;
+        unsigned long long told = 0, due = 0;
+        if (sscanf(tail, ",%d,%llu,%llu,%d", &sm0, &told, &due, &grid) != 4 || sm0 < -1 || grid < 0 || grid > 1 ||
+            (grid && (!told || due < told || (due - told) % slice_ns))) {
+            if (!bad++) PT_CHECK(0, "PCCL_SLICE_LOG: sm0, told_at, due_at, on_grid not at the line's end (or not "
+                                 "a grid point where on_grid): %s", line);
             continue;
         }
         int rank;
@@ -241,13 +251,16 @@ static void check_slice_log(const char *path, const unsigned long long *want, in
         }
         if (work >= 0) with_work++, planned += plan >= 0;
         got[rank]++;
+        on[rank] += (unsigned long long)grid;
     }
     fclose(f);
     PT_CHECK(with_work == 0 || planned > 0, "PCCL_SLICE_LOG: %d relaunches found work, none with a plan stamp",
              with_work);
     PT_CHECK(headers == nranks, "PCCL_SLICE_LOG: %d header lines for %d ranks", headers, nranks);
     for (int r = 0; r < nranks; r++)
-        PT_CHECK(got[r] == want[r], "PCCL_SLICE_LOG: rank %d: %llu lines, %llu relaunches measured", r, got[r], want[r]);
+        PT_CHECK(got[r] == want[r] && on[r] == aligned[r],
+                 "PCCL_SLICE_LOG: rank %d: %llu lines (%llu on the grid), %llu relaunches measured (%llu on the grid)",
+                 r, got[r], on[r], want[r], aligned[r]);
 }
 
 /* Collectives longer than a slice: cut mid-way (between steps, their
@@ -266,7 +279,7 @@ static void cut_midway(int ahead)
     snprintf(log, sizeof log, "/tmp/pccl-slice-log-%d.csv", (int)getpid());
     unlink(log);
     setenv("PCCL_SLICE_LOG", log, 1);
-    unsigned long long measured[2] = {0, 0};
+    unsigned long long measured[2] = {0, 0}, aligned[2] = {0, 0};
     pcclComm_t c[2];
     pcclConfig_t cfg = pt_config(2, 4096);
     cfg.sliceUs = 200;
@@ -297,6 +310,7 @@ static void cut_midway(int ahead)
         pcclSliceStats_t sl;
         PT_OK(pcclCommGetSliceStats(c[r], &sl));
         unsigned long long n = measured[r] = sl.relaunches;
+        aligned[r] = sl.aligned;
         PT_CHECK(n > 0 && n <= st.slices, "rank %d: %llu relaunches measured, %llu slices", r, n,
                  (unsigned long long)st.slices);
         PT_CHECK(ahead ? sl.ahead > 0 && sl.ahead <= n : sl.ahead == 0,
@@ -331,7 +345,7 @@ static void cut_midway(int ahead)
     PT_CHECK(pcclCommGetSliceStats(c[0], NULL) == pcclInvalidArgument, "NULL stats accepted");
     PT_CHECK(pcclCommGetSliceStats(NULL, &none) == pcclInvalidArgument, "NULL comm accepted");
     pt_destroy(c, 2);
-    check_slice_log(log, measured, 2);
+    check_slice_log(log, measured, aligned, 2, (uint64_t)cfg.sliceUs * 1000);
     unlink(log);
     pt_end();
 }
