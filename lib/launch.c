@@ -64,13 +64,18 @@ void pccl_ahead_handover_locked(pcclComm_t c, uint64_t now)
  * running launch's slice ends within PCCL_SLICE_AHEAD_US, and its block 0
  * has not decided to end it already (idle: the relaunch waits for work).
  * On the grid, not before a good sample of the daemon clock's offset
- * (slice.c), and not for the PCCL_OFF_REFRESH-th time since one: those
- * relaunches follow the end, a fresh sample each. */
+ * (slice.c), and not for the PCCL_OFF_REFRESH-th time since one: that
+ * relaunch follows the end, a fresh sample (on 2 H200s its successor
+ * followed the end too, until its sample came at its end: two a refresh,
+ * results/launcher-h200/, call 4). */
 int pccl_ahead_due(pcclComm_t c, uint64_t now)
 {
     const pccl_slice_acc *a = &c->slice_acc;
+    /* the running launch was made after the end by a short call: its
+     * sample comes at its end, and its successor may be queued ahead */
+    int sampling = c->launches != a->ahead_epoch && a->call_end_ns - a->call_ns < c->call_short_ns;
     return c->slice_ahead_ns && !c->ahead && c->G.k.slice_ns && !c->watch && c->stopping == 0 && !c->aborted &&
-           (!c->slice_align || (a->off_good && a->since_good < PCCL_OFF_REFRESH)) &&
+           (!c->slice_align || (a->off_good && (a->since_good < PCCL_OFF_REFRESH || sampling))) &&
            !c->failed && c->outstanding > (uint64_t)c->ndirect && now + c->slice_ahead_ns >= c->slice_acc.end_ns &&
            pccl_ld_acq32(&c->G.hdr->quitting) != (uint32_t)c->G.epoch;
 }
