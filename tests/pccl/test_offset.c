@@ -10,12 +10,12 @@
  * sample, a relaunch after the end gives it, and the offset comes down to
  * the launch's own latency. */
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "harness.h"
 
 #define SLOW_US 20000 /* the host backend's calls count as held from 5 ms (comm.c) */
+#define STR(x) #x
+#define XSTR(x) STR(x)
 #define SLICE_US 20000
 #define COUNT 4096
 
@@ -26,7 +26,7 @@ static void test_slow_call_offset(void)
     pcclConfig_t cfg = pt_config(2, -1);
     cfg.sliceUs = SLICE_US;
     cfg.sliceAlign = 1;
-    pt_env e1 = pt_env_push("PCCL_TEST_SLOW_LAUNCH_US", "20000");
+    pt_env e1 = pt_env_push("PCCL_TEST_SLOW_LAUNCH_US", XSTR(SLOW_US));
     int failed = pt_init(&c, 1, &cfg);
     pt_env_pop(e1);
     if (failed) { pt_end(); return; }

@@ -201,9 +201,10 @@ static void test_watch_pace(void)
 /* PCCL_SLICE_LOG's file: per rank, one line per relaunch measured
  * (want[r] of them), each with the header's 17 fields and the daemon's
  * stamps in their order (work found <= first pick <= first step), with
- * work outstanding at the relaunch call (queued >= owed, queued >= 1). */
-/* want[r]: rank r's relaunches measured; aligned[r]: of them, on the grid
- * (pcclSliceStats_t); slice_ns: the slice, a grid's step. */
+ * work outstanding at the relaunch call (queued >= owed, queued >= 1), and
+ * last the cut launch's deadline: on the grid (aligned[r] of them, as
+ * pcclSliceStats_t counts) where it was a grid point told, a whole number
+ * of slices (slice_ns) before the one taken. */
 static void check_slice_log(const char *path, const unsigned long long *want, const unsigned long long *aligned,
                             int nranks, uint64_t slice_ns)
 {
@@ -217,7 +218,7 @@ static void check_slice_log(const char *path, const unsigned long long *want, co
         if (!strncmp(line, "rank,", 5)) {
             headers++;
             /* the relaunch's own columns last; sm0: block 0's SM (-1 on the host backend) */
-            PT_CHECK(strstr(line, ",sms,sm_shared,span,completed,ended_seen_at,sm0,told_at,due_at,on_grid\n") != NULL,
+            PT_CHECK(strstr(line, ",sms,sm_shared,span,completed,ended_seen_at,sm0,told_at,due_at,on_grid\n"),
                      "PCCL_SLICE_LOG: header %s", line);
             continue;
         }
