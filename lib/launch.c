@@ -76,7 +76,7 @@ int pccl_ahead_due(pcclComm_t c, uint64_t now)
     int sampling = c->launches != a->ahead_epoch && a->call_end_ns - a->call_ns < c->call_short_ns;
     return c->slice_ahead_ns && !c->ahead && c->G.k.slice_ns && !c->watch && c->stopping == 0 && !c->aborted &&
            (!c->slice_align || (a->off_good && (a->since_good < PCCL_OFF_REFRESH || sampling))) &&
-           !c->failed && c->outstanding > (uint64_t)c->ndirect && now + c->slice_ahead_ns >= c->slice_acc.end_ns &&
+           !c->failed && c->outstanding > (uint64_t)c->ndirect && now + c->slice_ahead_ns >= a->end_ns &&
            pccl_ld_acq32(&c->G.hdr->quitting) != (uint32_t)c->G.epoch;
 }
 
@@ -147,12 +147,13 @@ pcclResult_t pccl_launch_locked(pcclComm_t c)
     pcclResult_t r = c->be->launch(c);
     pccl_watch_mute(0);
     if (r) return r;
-    a->call_end_ns = pccl_now_ns();
+    uint64_t back = pccl_now_ns();
+    a->call_end_ns = back;
     c->launches++;
     a->ended_ns = 0;
-    pccl_slice_on_launch_locked(c, t0 - (uint64_t)c->quit_seen_ns, pccl_now_ns() - t0);
+    pccl_slice_on_launch_locked(c, t0 - (uint64_t)c->quit_seen_ns, back - t0);
     c->submitted_at_launch = c->submitted;
     c->was_running = 1;
-    c->running_seen_ns = c->launched_ns = pccl_now_ns();
+    c->running_seen_ns = c->launched_ns = back;
     return pcclSuccess;
 }
