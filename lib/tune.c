@@ -76,9 +76,16 @@ int pccl_pick_algo(int knob, int type, uint64_t bytes, int nranks, int slots)
  * one block against 16.0-16.9 with 4 or more (8 B, one block anyway: 11.7-
  * 12.6); two ranks sharing the GPU (LL, direct), 17.1-19.0 us against
  * 20.8-22.7 from 128 B to 8 KiB, but 25.8 against 23.5 at 32 KiB and twice
- * the time from 128 KiB.  So one block up to 8 KiB on 2 ranks and more
- * (not yet measured on 2+ GPUs).  One rank moves its data with one copy,
- * no peer: one block up to 64 KiB (ONE_BLOCK_MAX_1RANK).  On one H100
+ * the time from 128 KiB.  So one block up to 8 KiB on 2 ranks.  On 3 or
+ * more, each of whose n - 1 hops one block carries alone, only up to 2 KiB:
+ * on 4 H200s (results/tune-x4, calls 1-2, three rounds) the all-reduce at
+ * 4 KiB took 7.3-7.6 us back to back on 4 blocks against 8.4-8.7 on one,
+ * 29.5-30.4 round trip against 30.6-31.5; at 8 KiB 7.4-7.8 against
+ * 9.6-10.1 and 29.5-30.4 against 35.2-36.9 (nccl-tests -t 4 9.9-10.7 and
+ * 42.5-46.1); at 2 KiB one block keeps the round trip 3-4 us shorter
+ * (25.6-26.9 against 29.0-31.7), the same back to back.  One rank moves
+ * its data with one copy, no peer: one block up to 64 KiB
+ * (ONE_BLOCK_MAX_1RANK).  On one H100
  * (results/hostpath/one-rank-blocks.md), round trip 16-64 KiB 12.3-14.7 us
  * on one block against 16.3-17.4 with 4 (nccl-tests 11.6-11.9), back to
  * back 3.9-4.7 against 3.9-4.3 (nccl-tests 4.9-5.7); from 128 KiB one
@@ -87,15 +94,31 @@ int pccl_pick_algo(int knob, int type, uint64_t bytes, int nranks, int slots)
  * block 0 where no other invocation is in flight, else one the host names
  * from the id and the invocation's number (PCCL_SPREAD=2, the default:
  * run.c, place_group), id % blocks with PCCL_SPREAD=1
- * (core.h, pccl_first_block), 0 with PCCL_SPREAD=0. */
-#define ONE_BLOCK_MAX (8u << 10)
+ * (core.h, pccl_first_block), 0 with PCCL_SPREAD=0.
+ *
+ * Simple collectives on 3 or more ranks take 8 x 512 threads' worth at
+ * least (one per PCCL_BYTES_PER_BLOCK, 512 KiB, gave 512 KiB-2 MiB the
+ * 4-block minimum): each of the ring's 2 (n - 1) steps moves a smaller
+ * share per block.  On 4 H200s (results/tune-x4, call 2) the all-reduce at
+ * 1 MiB took 14.4-14.7 us back to back against 15.6-16.0 (nccl-tests -t 4
+ * 17.1-17.2) and 55.7-57.1 round trip against 60.1-62.3; at 512 KiB
+ * 13.2-14.1 against 13.6-14.2 back to back (nccl-tests 13.9-15.1), the
+ * round trip alike; at 2 MiB the same within the rounds' spread (18.0 against
+ * 17.6-17.9 back to back).  One per 64 KiB made 1-4 MiB's round trip 5-10 us
+ * shorter, but their back to back 1.5-2x longer (25.3 us at 2 MiB): with
+ * several invocations in flight fewer blocks each leave more groups to
+ * run them side by side. */
+#define ONE_BLOCK_MAX_2 (8u << 10)
+#define ONE_BLOCK_MAX_N (2u << 10)
 #define ONE_BLOCK_MAX_1RANK (64u << 10)
 
-uint64_t pccl_pick_min_blocks(uint64_t bytes, uint64_t threads, int nranks, int host)
+uint64_t pccl_pick_min_blocks(uint64_t bytes, uint64_t threads, int nranks, int proto, int host)
 {
     /* The host backend keeps several: its blocks are threads, the cost above
      * is the GPU's, and its tests' small collectives exercise the blocks'
      * hand-offs (a collective of 8 B has one loop, one block, anyway). */
-    if (!host && bytes <= (nranks == 1 ? ONE_BLOCK_MAX_1RANK : ONE_BLOCK_MAX)) return 1;
-    return (4 * 512 + threads - 1) / threads; /* 4 x 512 threads' worth at least */
+    uint64_t one = nranks == 1 ? ONE_BLOCK_MAX_1RANK : nranks == 2 ? ONE_BLOCK_MAX_2 : ONE_BLOCK_MAX_N;
+    if (!host && bytes <= one) return 1;
+    uint64_t per512 = !host && nranks >= 3 && proto == PCCL_PROTO_SIMPLE ? 8 : 4;
+    return (per512 * 512 + threads - 1) / threads; /* per512 x 512 threads' worth at least */
 }

@@ -13,6 +13,9 @@ for b in pccl-gpu-test pccl-ops-test pccl-deadlock nccl-deadlock pccl-multiproc 
 done
 for c in all_reduce all_gather reduce_scatter reduce broadcast; do cp ../shared/tools/nccl-tests/${c}_perf $d/nt/; done
 cp results/call.sh scripts/perf-vs-nccl-tests results/ahead-h200/lost.py $d/
+# VARIANTS="a b": trial builds .dev/variants/pccl-perf-a ... (results/tune-x4/variant.sh) beside them
+for v in ${VARIANTS:-}; do cp .dev/variants/pccl-perf-$v $d/; done
+[ -z "${VARIANTS:-}" ] || cp .dev/variants/VARIANTS $d/
 git rev-parse HEAD > $d/COMMIT; git diff --quiet || echo "+ uncommitted: $(git diff --stat | tail -1)" >> $d/COMMIT
 strip --strip-debug $d/pccl-* $d/nccl-deadlock
 (cd .dev && tar cf - x2 | nice xz -9 -T1 > x2.tar.xz)
