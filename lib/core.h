@@ -820,7 +820,7 @@ int pccl_pick_proto(int knob, int type, uint64_t bytes, int nranks);
 int pccl_pick_algo(int knob, int type, uint64_t bytes, int nranks, int slots);
 /* The fewest blocks a collective of `bytes` on `nranks` runs on (blocks of
  * `threads`; host: the host backend), by the measured table (lib/tune.c). */
-uint64_t pccl_pick_min_blocks(uint64_t bytes, uint64_t threads, int nranks, int proto, int host);
+uint64_t pccl_pick_min_blocks(uint64_t bytes, uint64_t threads, int nranks, int algo, int proto, int host);
 #ifdef __cplusplus
 }
 #endif

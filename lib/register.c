@@ -115,9 +115,9 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
     /* Chunk: the knob, shrunk for small collectives so that their loops
      * cover about `blocks` blocks: one per PCCL_BYTES_PER_BLOCK (LL:
      * PCCL_LL_BYTES_PER_BLOCK) per 512 threads, and at least the tuner's
-     * minimum (lib/tune.c: one block up to 8 KiB on 2 ranks of GPUs, 2 KiB
-     * on more, 64 KiB on one rank, else 4 x 512 threads' worth, 8 for
-     * Simple on 3 or more); the others never see it.  On 4
+     * minimum (lib/tune.c: one block up to 8 KiB on the GPU, 2 KiB for the
+     * direct all-reduce on 3 ranks or more, 64 KiB on one rank, else 4 x 512
+     * threads' worth, 8 for Simple on 3 or more); the others never see it.  On 4
      * H200s, with blocks of 512 threads, one block per 512 KiB and chunks
      * down to 64 KiB took all-reduce at 8 and 16 MiB from 0.87
      * and 0.85 to 0.96 and 0.91 of NCCL's busbw, against one per 1 MiB and
@@ -141,7 +141,7 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
     d.proto = (uint8_t)pccl_pick_proto(c->proto, type, bytes, c->nranks);
     d.algo = (uint8_t)pccl_pick_algo(c->algo, type, bytes, c->nranks, c->G.k.slots);
     uint64_t bpb = d.proto == PCCL_PROTO_LL ? PCCL_LL_BYTES_PER_BLOCK : PCCL_BYTES_PER_BLOCK;
-    uint64_t want = bytes / (bpb * th / 512), lo = pccl_pick_min_blocks(bytes, th, c->nranks, d.proto,
+    uint64_t want = bytes / (bpb * th / 512), lo = pccl_pick_min_blocks(bytes, th, c->nranks, d.algo, d.proto,
                                                                          c->be == &pccl_host_backend);
     if (lo > blocks) lo = blocks;
     if (want < lo) want = lo;

@@ -76,14 +76,20 @@ int pccl_pick_algo(int knob, int type, uint64_t bytes, int nranks, int slots)
  * one block against 16.0-16.9 with 4 or more (8 B, one block anyway: 11.7-
  * 12.6); two ranks sharing the GPU (LL, direct), 17.1-19.0 us against
  * 20.8-22.7 from 128 B to 8 KiB, but 25.8 against 23.5 at 32 KiB and twice
- * the time from 128 KiB.  So one block up to 8 KiB on 2 ranks.  On 3 or
- * more, each of whose n - 1 hops one block carries alone, only up to 2 KiB:
- * on 4 H200s (results/tune-x4, calls 1-2, three rounds) the all-reduce at
- * 4 KiB took 7.3-7.6 us back to back on 4 blocks against 8.4-8.7 on one,
- * 29.5-30.4 round trip against 30.6-31.5; at 8 KiB 7.4-7.8 against
- * 9.6-10.1 and 29.5-30.4 against 35.2-36.9 (nccl-tests -t 4 9.9-10.7 and
- * 42.5-46.1); at 2 KiB one block keeps the round trip 3-4 us shorter
- * (25.6-26.9 against 29.0-31.7), the same back to back.  One rank moves
+ * the time from 128 KiB.  So one block up to 8 KiB, but for the direct
+ * all-reduce on 3 ranks or more only up to 2 KiB: each of its n - 1 hops
+ * carries a whole input (the ring's a piece of one) and its last step
+ * reduces n of them, which one block does alone.  On 4 H200s
+ * (results/tune-x4, calls 1-2, three rounds) it took 7.3-7.6 us back to
+ * back at 4 KiB on 4 blocks against 8.4-8.7 on one, 29.5-30.4 round trip
+ * against 30.6-31.5; at 8 KiB 7.3-7.8 against 9.6-10.1 and 29.5-30.4
+ * against 35.2-36.9 (nccl-tests -t 4 9.9-10.7 and 42.5-46.1); at 2 KiB one
+ * block keeps the round trip 3-4 us shorter (25.6-26.9 against 29.0-31.7),
+ * the same back to back.  The four ring collectives took 4 blocks at 4-8
+ * KiB as a loss: round trip all-gather and reduce-scatter 26.1-28.2 us
+ * against 22.5-23.4, reduce and broadcast 15.3-16.1 against 12.3-14.6,
+ * back to back the same or 0.3-0.7 us longer (results/x4-h200, call 16).
+ * One rank moves
  * its data with one copy, no peer: one block up to 64 KiB
  * (ONE_BLOCK_MAX_1RANK).  On one H100
  * (results/hostpath/one-rank-blocks.md), round trip 16-64 KiB 12.3-14.7 us
@@ -108,16 +114,18 @@ int pccl_pick_algo(int knob, int type, uint64_t bytes, int nranks, int slots)
  * shorter, but their back to back 1.5-2x longer (25.3 us at 2 MiB): with
  * several invocations in flight fewer blocks each leave more groups to
  * run them side by side. */
-#define ONE_BLOCK_MAX_2 (8u << 10)
-#define ONE_BLOCK_MAX_N (2u << 10)
+#define ONE_BLOCK_MAX (8u << 10)
+#define ONE_BLOCK_MAX_DIRECT_N (2u << 10)
 #define ONE_BLOCK_MAX_1RANK (64u << 10)
 
-uint64_t pccl_pick_min_blocks(uint64_t bytes, uint64_t threads, int nranks, int proto, int host)
+uint64_t pccl_pick_min_blocks(uint64_t bytes, uint64_t threads, int nranks, int algo, int proto, int host)
 {
     /* The host backend keeps several: its blocks are threads, the cost above
      * is the GPU's, and its tests' small collectives exercise the blocks'
      * hand-offs (a collective of 8 B has one loop, one block, anyway). */
-    uint64_t one = nranks == 1 ? ONE_BLOCK_MAX_1RANK : nranks == 2 ? ONE_BLOCK_MAX_2 : ONE_BLOCK_MAX_N;
+    uint64_t one = nranks == 1                                 ? ONE_BLOCK_MAX_1RANK
+                   : nranks >= 3 && algo == PCCL_ALGO_DIRECT ? ONE_BLOCK_MAX_DIRECT_N
+                                                               : ONE_BLOCK_MAX;
     if (!host && bytes <= one) return 1;
     uint64_t per512 = !host && nranks >= 3 && proto == PCCL_PROTO_SIMPLE ? 8 : 4;
     return (per512 * 512 + threads - 1) / threads; /* per512 x 512 threads' worth at least */

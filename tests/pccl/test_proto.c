@@ -13,7 +13,7 @@
 /* lib/tune.c's tables (core.h declares them; the tests see only pccl.h). */
 int pccl_pick_proto(int knob, int type, uint64_t bytes, int nranks);
 int pccl_pick_algo(int knob, int type, uint64_t bytes, int nranks, int slots);
-uint64_t pccl_pick_min_blocks(uint64_t bytes, uint64_t threads, int nranks, int proto, int host);
+uint64_t pccl_pick_min_blocks(uint64_t bytes, uint64_t threads, int nranks, int algo, int proto, int host);
 
 static void test_tuner(void)
 {
@@ -56,35 +56,33 @@ static void test_tuner(void)
         for (int n = 2; n <= 4; n++) CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_DIRECT, t, 8, n, 4), PCCL_ALGO_RING);
     CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_RING, 0, 8, 2, 4), PCCL_ALGO_RING);
     CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_RING, 0, 8, 4, 4), PCCL_ALGO_RING);
-    /* blocks: one for small collectives on the GPU (up to 8 KiB on 2 ranks,
-     * 2 KiB on more, 64 KiB on one rank), 4 x 512 threads' worth above (8
-     * for Simple on 3 ranks or more), and never fewer as the size grows; the
-     * host backend keeps 4 */
-    const int S = PCCL_PROTO_SIMPLE, L = PCCL_PROTO_LL;
-    CU_ASSERT_EQUAL(pccl_pick_min_blocks(8, 512, 2, L, 0), 1);
-    CU_ASSERT_EQUAL(pccl_pick_min_blocks(8u << 10, 512, 2, L, 0), 1);
-    CU_ASSERT_EQUAL(pccl_pick_min_blocks((8u << 10) + 1, 512, 2, L, 0), 4);
-    CU_ASSERT_EQUAL(pccl_pick_min_blocks(1u << 20, 512, 2, S, 0), 4);
-    for (int n = 3; n <= 8; n++) {
-        CU_ASSERT_EQUAL(pccl_pick_min_blocks(8, 512, n, L, 0), 1);
-        CU_ASSERT_EQUAL(pccl_pick_min_blocks(2u << 10, 512, n, L, 0), 1);
-        CU_ASSERT_EQUAL(pccl_pick_min_blocks((2u << 10) + 1, 512, n, L, 0), 4);
-        CU_ASSERT_EQUAL(pccl_pick_min_blocks(512u << 10, 512, n, S, 0), 8);
-        CU_ASSERT_EQUAL(pccl_pick_min_blocks(512u << 10, 256, n, S, 0), 16);
-        CU_ASSERT_EQUAL(pccl_pick_min_blocks(512u << 10, 512, n, S, 1), 4);
+    /* blocks: one for small collectives on the GPU (up to 8 KiB, the direct
+     * all-reduce on 3 ranks or more up to 2 KiB, 64 KiB on one rank), 4 x
+     * 512 threads' worth above (8 for Simple on 3 ranks or more), and never
+     * fewer as the size grows; the host backend keeps 4 */
+    const int S = PCCL_PROTO_SIMPLE, L = PCCL_PROTO_LL, R = PCCL_ALGO_RING, D = PCCL_ALGO_DIRECT;
+    for (int n = 2; n <= 8; n++) {
+        CU_ASSERT_EQUAL(pccl_pick_min_blocks(8, 512, n, R, L, 0), 1);
+        CU_ASSERT_EQUAL(pccl_pick_min_blocks(8u << 10, 512, n, R, L, 0), 1);
+        CU_ASSERT_EQUAL(pccl_pick_min_blocks((8u << 10) + 1, 512, n, R, L, 0), 4);
+        CU_ASSERT_EQUAL(pccl_pick_min_blocks(2u << 10, 512, n, D, L, 0), 1);
+        CU_ASSERT_EQUAL(pccl_pick_min_blocks((2u << 10) + 1, 512, n, D, L, 0), n == 2 ? 1 : 4);
+        CU_ASSERT_EQUAL(pccl_pick_min_blocks(512u << 10, 512, n, R, S, 0), n == 2 ? 4 : 8);
+        CU_ASSERT_EQUAL(pccl_pick_min_blocks(512u << 10, 256, n, R, S, 0), n == 2 ? 8 : 16);
+        CU_ASSERT_EQUAL(pccl_pick_min_blocks(512u << 10, 512, n, R, S, 1), 4);
     }
-    CU_ASSERT_EQUAL(pccl_pick_min_blocks(64u << 10, 512, 1, S, 0), 1);
-    CU_ASSERT_EQUAL(pccl_pick_min_blocks((64u << 10) + 1, 512, 1, S, 0), 4);
-    CU_ASSERT_EQUAL(pccl_pick_min_blocks(1u << 20, 256, 2, S, 0), 8);
-    CU_ASSERT_EQUAL(pccl_pick_min_blocks(8, 512, 1, S, 1), 4);
-    CU_ASSERT_EQUAL(pccl_pick_min_blocks(8, 512, 2, L, 1), 4);
-    for (int n = 1; n <= 8; n++)
-        for (uint64_t b = 8, prev = 1; b <= (1ull << 30); b *= 2) {
-            int p = pccl_pick_proto(PCCL_PROTO_AUTO, 0, b, n);
-            uint64_t m = pccl_pick_min_blocks(b, 512, n, p, 0);
-            CU_ASSERT(m >= prev);
-            prev = m;
-        }
+    CU_ASSERT_EQUAL(pccl_pick_min_blocks(64u << 10, 512, 1, R, S, 0), 1);
+    CU_ASSERT_EQUAL(pccl_pick_min_blocks((64u << 10) + 1, 512, 1, R, S, 0), 4);
+    CU_ASSERT_EQUAL(pccl_pick_min_blocks(8, 512, 1, R, S, 1), 4);
+    CU_ASSERT_EQUAL(pccl_pick_min_blocks(8, 512, 3, D, L, 1), 4);
+    for (int t = 0; t < pcclNumColls; t++)
+        for (int n = 1; n <= 8; n++)
+            for (uint64_t b = 8, prev = 1; b <= (1ull << 30); b *= 2) {
+                int p = pccl_pick_proto(PCCL_PROTO_AUTO, t, b, n), a = pccl_pick_algo(PCCL_ALGO_AUTO, t, b, n, 4);
+                uint64_t m = pccl_pick_min_blocks(b, 512, n, a, p, 0);
+                CU_ASSERT(m >= prev);
+                prev = m;
+            }
     /* a threshold that grows with the size: once Simple, Simple above */
     for (int n = 2; n <= 8; n++) {
         int simple = 0;
