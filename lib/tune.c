@@ -80,40 +80,41 @@ int pccl_pick_algo(int knob, int type, uint64_t bytes, int nranks, int slots)
  * all-reduce on 3 ranks or more only up to 2 KiB: each of its n - 1 hops
  * carries a whole input (the ring's a piece of one) and its last step
  * reduces n of them, which one block does alone.  On 4 H200s
- * (results/tune-x4, calls 1-2, three rounds) it took 7.3-7.6 us back to
- * back at 4 KiB on 4 blocks against 8.4-8.7 on one, 29.5-30.4 round trip
- * against 30.6-31.5; at 8 KiB 7.3-7.8 against 9.6-10.1 and 29.5-30.4
- * against 35.2-36.9 (nccl-tests -t 4 9.9-10.7 and 42.5-46.1); at 2 KiB one
- * block keeps the round trip 3-4 us shorter (25.6-26.9 against 29.0-31.7),
- * the same back to back.  The four ring collectives took 4 blocks at 4-8
- * KiB as a loss: round trip all-gather and reduce-scatter 26.1-28.2 us
- * against 22.5-23.4, reduce and broadcast 15.3-16.1 against 12.3-14.6,
- * back to back the same or 0.3-0.7 us longer (results/x4-h200, call 16).
- * One rank moves
+ * (results/tune-x4, calls 1-2, three rounds) it took 7.3-7.6 us back to back
+ * at 4 KiB on 4 blocks against 8.4-8.7 on one, 29.5-30.4 round trip against
+ * 30.6-31.5; at 8 KiB 7.3-7.8 against 9.6-10.1 and 29.5-30.4 against
+ * 35.2-36.9 (nccl-tests -t 4 9.9-10.7 and 42.5-46.1); at 2 KiB one block
+ * keeps the round trip 3-4 us shorter (25.6-26.9 against 29.0-31.7), the
+ * same back to back.  The four ring collectives took 4 blocks at 4-8 KiB as a
+ * loss: round trip all-gather and reduce-scatter 26.1-28.2 us against
+ * 22.5-23.4, reduce and broadcast 15.3-16.1 against 12.3-14.6, back to back
+ * the same or 0.3-0.7 us longer (results/x4-h200, call 16).  One rank moves
  * its data with one copy, no peer: one block up to 64 KiB
- * (ONE_BLOCK_MAX_1RANK).  On one H100
- * (results/hostpath/one-rank-blocks.md), round trip 16-64 KiB 12.3-14.7 us
- * on one block against 16.3-17.4 with 4 (nccl-tests 11.6-11.9), back to
- * back 3.9-4.7 against 3.9-4.3 (nccl-tests 4.9-5.7); from 128 KiB one
- * block's copy takes the gain back (512 KiB: 21.6 against 19.7 round trip).
- * The host backend as before.  Which block:
- * block 0 where no other invocation is in flight, else one the host names
- * from the id and the invocation's number (PCCL_SPREAD=2, the default:
- * run.c, place_group), id % blocks with PCCL_SPREAD=1
- * (core.h, pccl_first_block), 0 with PCCL_SPREAD=0.
+ * (ONE_BLOCK_MAX_1RANK).  On one H100 (results/hostpath/one-rank-blocks.md),
+ * round trip 16-64 KiB 12.3-14.7 us on one block against 16.3-17.4 with 4
+ * (nccl-tests 11.6-11.9), back to back 3.9-4.7 against 3.9-4.3 (nccl-tests
+ * 4.9-5.7); from 128 KiB one block's copy takes the gain back (512 KiB: 21.6
+ * against 19.7 round trip).  The host backend as before.  Which block: block 0
+ * where no other invocation is in flight, else one the host names from the
+ * id and the invocation's number (PCCL_SPREAD=2, the default: run.c,
+ * place_group), id % blocks with PCCL_SPREAD=1 (core.h, pccl_first_block), 0
+ * with PCCL_SPREAD=0.
  *
- * Simple collectives on 3 or more ranks take 8 x 512 threads' worth at
- * least (one per PCCL_BYTES_PER_BLOCK, 512 KiB, gave 512 KiB-2 MiB the
- * 4-block minimum): each of the ring's 2 (n - 1) steps moves a smaller
- * share per block.  On 4 H200s (results/tune-x4, call 2) the all-reduce at
- * 1 MiB took 14.4-14.7 us back to back against 15.6-16.0 (nccl-tests -t 4
- * 17.1-17.2) and 55.7-57.1 round trip against 60.1-62.3; at 512 KiB
- * 13.2-14.1 against 13.6-14.2 back to back (nccl-tests 13.9-15.1), the
- * round trip alike; at 2 MiB the same within the rounds' spread (18.0 against
- * 17.6-17.9 back to back).  One per 64 KiB made 1-4 MiB's round trip 5-10 us
+ * Simple collectives on 3 or more ranks take 8 x 512 threads' worth at least
+ * (one per PCCL_BYTES_PER_BLOCK, 512 KiB, gave 512 KiB-2 MiB the 4-block
+ * minimum): each of the ring's 2 (n - 1) steps moves a smaller share per
+ * block.  On 4 H200s (results/tune-x4, call 2) the all-reduce at 1 MiB took
+ * 14.4-14.7 us back to back against 15.6-16.0 (nccl-tests -t 4 17.1-17.2)
+ * and 55.7-57.1 round trip against 60.1-62.3; at 512 KiB 13.2-14.1 against
+ * 13.6-14.2 back to back (nccl-tests 13.9-15.1), the round trip alike; at 2
+ * MiB the same within the rounds' spread (18.0 against 17.6-17.9 back to
+ * back).  The other four at 1-2 MiB alike or faster (broadcast's 2 MiB round
+ * trip 22.3-22.8 against 27.4-27.8), but all-gather and reduce-scatter at 2
+ * MiB back to back about 2% slower in one of two calls (results/x4-h200,
+ * calls 16 and 18).  One per 64 KiB made 1-4 MiB's round trip 5-10 us
  * shorter, but their back to back 1.5-2x longer (25.3 us at 2 MiB): with
- * several invocations in flight fewer blocks each leave more groups to
- * run them side by side. */
+ * several invocations in flight fewer blocks each leave more groups to run
+ * them side by side. */
 #define ONE_BLOCK_MAX (8u << 10)
 #define ONE_BLOCK_MAX_DIRECT_N (2u << 10)
 #define ONE_BLOCK_MAX_1RANK (64u << 10)
@@ -123,9 +124,8 @@ uint64_t pccl_pick_min_blocks(uint64_t bytes, uint64_t threads, int nranks, int 
     /* The host backend keeps several: its blocks are threads, the cost above
      * is the GPU's, and its tests' small collectives exercise the blocks'
      * hand-offs (a collective of 8 B has one loop, one block, anyway). */
-    uint64_t one = nranks == 1                                 ? ONE_BLOCK_MAX_1RANK
-                   : nranks >= 3 && algo == PCCL_ALGO_DIRECT ? ONE_BLOCK_MAX_DIRECT_N
-                                                               : ONE_BLOCK_MAX;
+    uint64_t one = nranks == 1 ? ONE_BLOCK_MAX_1RANK
+                   : nranks >= 3 && algo == PCCL_ALGO_DIRECT ? ONE_BLOCK_MAX_DIRECT_N : ONE_BLOCK_MAX;
     if (!host && bytes <= one) return 1;
     uint64_t per512 = !host && nranks >= 3 && proto == PCCL_PROTO_SIMPLE ? 8 : 4;
     return (per512 * 512 + threads - 1) / threads; /* per512 x 512 threads' worth at least */
