@@ -190,6 +190,12 @@ struct pcclComm {
     uint32_t pass_arg[PCCL_PASS_LOG];
     char pass_what[PCCL_PASS_LOG];
     uint32_t pass_i; /* passes logged, ever (wraps: a multiple of PCCL_PASS_LOG) */
+    /* PCCL_POLLER_STALL_US (poller.c): a poller pass that took this much
+     * longer than the spin or sleep it asked for is reported on stderr,
+     * with where its time went; 0: off.  The poller thread's own: */
+    uint64_t stall_ns;
+    uint64_t stall_cb_ns;  /* this pass: its callbacks' time (pccl_finish) */
+    uint64_t stall_run_ns; /* this pass: the longest pcclRun its callbacks made */
 };
 
 /* Whether the daemon's latest launch (G.epoch) was ended by its slice while
@@ -398,6 +404,8 @@ void pccl_wait_all_locked(pcclComm_t c);
 /* 1 on c's poller thread (inside one of its callbacks, or a callback of
  * another communicator run there): a wait for c would wait for itself. */
 int pccl_on_poller(pcclComm_t c);
+/* PCCL_POLLER_STALL_US: a pcclRun that began at t0 ends (mu held). */
+void pccl_poller_note_run(pcclComm_t c, uint64_t t0);
 /* Destroy or abort from one of c's own callbacks (comm.c): in flight
  * completed or failed there (pccl_poll_idle_locked), the rest (the poller's
  * end, the free) done by the poller once the callback returned. */

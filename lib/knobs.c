@@ -19,7 +19,7 @@ enum { K_BLOCKS, K_THREADS, K_CHUNK, K_SLOTS, K_SPIN_HEAD, K_SPIN_BASE, K_SPIN_M
        K_RELAUNCH_US, K_ORDER, K_CHAOS, K_CHAOS_SEED, K_MAX_COLLS, K_DEPTH, K_ARENA, K_PROFILE, K_INTERLEAVE,
        K_DYNAMIC, K_PEER_TIMEOUT, K_SLICE_US, K_SLICE_GAP_US, K_PROTO, K_ALGO, K_TRACE_LAT,
        K_WAIT_SPIN_US, K_SLICE_ALIGN, K_SLICE_EARLY_US, K_WATCH_US, K_HANG_DUMP_MS, K_SPREAD, K_CROSS_POLLS,
-       K_STREAM_QUEUES, K_ONE_RANK_COPY, K_SLICE_AHEAD_US, K_N };
+       K_STREAM_QUEUES, K_ONE_RANK_COPY, K_SLICE_AHEAD_US, K_POLLER_STALL_US, K_N };
 static const knob_def knobs[K_N] = {
     [K_BLOCKS] = {"PCCL_BLOCKS", 64, 1, 1, PCCL_MAX_BLOCKS},
     /* at most the daemon's launch bound; at least a scheduling warp and a moving one */
@@ -109,6 +109,9 @@ static const knob_def knobs[K_N] = {
      * of the end and the launch call (poller.c, "The launch ahead"); 0: the
      * relaunch follows the end and PCCL_SLICE_GAP_US */
     [K_SLICE_AHEAD_US] = {"PCCL_SLICE_AHEAD_US", 100, 100, 0, 1000000},
+    /* environment only (a diagnosis, not a setting): a poller pass this much
+     * longer than the spin or sleep it asked for is reported (poller.c) */
+    [K_POLLER_STALL_US] = {"PCCL_POLLER_STALL_US", 0, 0, 0, 60000000},
 };
 
 /* Knobs whose values have names: the name's index is the value. */
@@ -192,7 +195,7 @@ pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host)
                     cfg->dynamic, cfg->peerTimeoutMs, cfg->sliceUs, cfg->sliceGapUs, cfg->proto, cfg->algo,
                     cfg->traceLat, cfg->waitSpinUs, cfg->sliceAlign, cfg->sliceEarlyUs, cfg->watchUs,
                     PCCL_CONFIG_UNSET, PCCL_CONFIG_UNSET, PCCL_CONFIG_UNSET, PCCL_CONFIG_UNSET, PCCL_CONFIG_UNSET,
-                    PCCL_CONFIG_UNSET};
+                    PCCL_CONFIG_UNSET, PCCL_CONFIG_UNSET}; /* the environment-only ones: unset */
     long v[K_N];
     int dflt[K_N];
     for (int i = 0; i < K_N; i++) {
@@ -233,6 +236,7 @@ pcclResult_t pccl_resolve_knobs(pcclComm_t c, const pcclConfig_t *cfg, int host)
     c->peer_timeout_ns = (uint64_t)v[K_PEER_TIMEOUT] * 1000000;
     c->slice_gap_ns = v[K_SLICE_GAP_US] * 1000;
     c->hang_dump_ns = (uint64_t)v[K_HANG_DUMP_MS] * 1000000;
+    c->stall_ns = (uint64_t)v[K_POLLER_STALL_US] * 1000;
     c->spread = (int)v[K_SPREAD];
     k->cross_polls = v[K_CROSS_POLLS];
     k->trace = (int)v[K_TRACE_LAT];

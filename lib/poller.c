@@ -79,7 +79,9 @@ void pccl_finish(pcclComm_t c, int id, pcclResult_t status)
         pccl_trace_consumed_locked(c, id, 0);
         pthread_mutex_unlock(&c->mu);
         int own = pccl_err_own_thread(0); /* the callback's failed calls are its own */
+        uint64_t cb0 = c->stall_ns && pccl_on_poller(c) ? pccl_now_ns() : 0;
         cb(id, status, arg);
+        if (cb0) c->stall_cb_ns += pccl_now_ns() - cb0;
         pccl_err_own_thread(own);
         pthread_mutex_lock(&c->mu);
         h->in_callback = 0;
@@ -306,6 +308,62 @@ static void hang_report(pcclComm_t c, uint64_t now, int completions)
     free(buf);
 }
 
+/* PCCL_POLLER_STALL_US: a pass's clock.  A pass that did not come back to
+ * its loop's top in time (a rank's host side standing still while its GPU
+ * and its peers went on: results/x4-h200/, call 19) says where its time
+ * went: the callbacks (and the longest pcclRun they made: its buffers'
+ * driver queries, its launch), the rest of the drain (the lock, the CQ),
+ * the heartbeat and health checks, the daemon's liveness and launches
+ * (stream queries, launch calls: driver calls that wait for the context's
+ * lock), and the spin or sleep against what it asked for (a timed sleep
+ * that ran long, a lock retaken late). */
+enum { PASS_BEGIN, PASS_DRAINED, PASS_CHECKED, PASS_LAUNCHED, PASS_MARKS };
+typedef struct {
+    uint64_t t[PASS_MARKS];
+    uint64_t asked, launches; /* the spin's or sleep's ns; c->launches at the pass's start */
+    int completions, busy;    /* busy: invocations outstanding at its start */
+    char what; /* 'd' drained, 'y' spun, 's' slept */
+} pass_clock;
+
+static void pass_mark(pcclComm_t c, pass_clock *p, int mark)
+{
+    if (c->stall_ns) p->t[mark] = pccl_now_ns();
+}
+
+void pccl_poller_note_run(pcclComm_t c, uint64_t t0)
+{
+    if (!c->stall_ns || !pccl_on_poller(c)) return;
+    uint64_t d = pccl_now_ns() - t0;
+    if (d > c->stall_run_ns) c->stall_run_ns = d;
+}
+
+/* The pass p ends now (mu held): reported if it began with work
+ * outstanding and outlasted its spin or sleep by stall_ns (a sleep with
+ * nothing outstanding that runs long holds up no one: pcclRun wakes it);
+ * then the next one begins. */
+static void pass_next(pcclComm_t c, pass_clock *p)
+{
+    if (!c->stall_ns) return;
+    uint64_t end = pccl_now_ns(), *t = p->t;
+    if (t[PASS_BEGIN]) {
+        uint64_t idle = p->what == 'd' ? 0 : end - t[PASS_LAUNCHED];
+        uint64_t over = end - t[PASS_BEGIN] - (idle < p->asked ? idle : p->asked);
+        if (p->busy && over >= c->stall_ns)
+            fprintf(stderr,
+                    "pccl: rank %d of %d: poller pass of %.0f us (PCCL_POLLER_STALL_US): %d completions, callbacks "
+                    "%.0f us (their longest pcclRun %.1f), the drain's rest %.0f, heartbeat and health %.0f, "
+                    "liveness and launches %.0f (%llu launches), %s %.0f us of %.0f asked\n",
+                    c->rank, c->nranks, (end - t[PASS_BEGIN]) / 1e3, p->completions, c->stall_cb_ns / 1e3,
+                    c->stall_run_ns / 1e3, (t[PASS_DRAINED] - t[PASS_BEGIN] - c->stall_cb_ns) / 1e3,
+                    (t[PASS_CHECKED] - t[PASS_DRAINED]) / 1e3, (t[PASS_LAUNCHED] - t[PASS_CHECKED]) / 1e3,
+                    (unsigned long long)(c->launches - p->launches),
+                    p->what == 's' ? "slept" : p->what == 'y' ? "spun" : "drained: no spin or sleep,", idle / 1e3,
+                    p->asked / 1e3);
+    }
+    *p = (pass_clock){.t = {end}, .launches = c->launches, .busy = c->outstanding > 0, .what = 'd'};
+    c->stall_cb_ns = c->stall_run_ns = 0;
+}
+
 static void poller_sleep(pcclComm_t c, int64_t ns)
 {
     struct timespec t;
@@ -357,12 +415,15 @@ void *pccl_poller_main(void *arg)
     pccl_err_own_thread(1); /* its errors were no caller's: the communicator's (error.c) */
     pccl_watch_mute(1);     /* its driver calls (stream queries, relaunches) wait for no one */
     uint64_t last_event = pccl_now_ns(), last_query = 0, seen = 0; /* seen: invocations issued */
+    pass_clock pc = {.what = 'd'};
     pthread_mutex_lock(&c->mu);
     c->backoff_ns = c->relaunch_ns;
     while (c->stopping != 2) {
+        pass_next(c, &pc);
         waiters_first(c);
-        int n = pccl_drain(c);
+        int n = pc.completions = pccl_drain(c);
         uint64_t now = pccl_now_ns();
+        pass_mark(c, &pc, PASS_DRAINED);
         if (c->boot) pccl_boot_beat(c->boot); /* peers see this rank alive (health.c) */
         pccl_health_check(c, now);
         if (n || c->submitted + c->direct_runs != seen) { last_event = now; seen = c->submitted + c->direct_runs; }
@@ -385,12 +446,14 @@ void *pccl_poller_main(void *arg)
                                         : pccl_sliced(c) && !c->aborted && !c->failed &&
                                               c->stopping != 2); /* a relaunch to come: else it would spin for good */
         int awake = slice_due || (c->outstanding && ends_soon);
+        pass_mark(c, &pc, PASS_CHECKED);
         /* Not after every completion: a stream query is driver time, and
          * the next completion waits for it. */
         if ((c->was_running && daemon_ended(c, now)) || pccl_ahead_ended(c) || now - last_query >= (slice_due ? SLICE_QUERY_NS : POLL_QUERY_NS)) {
             maybe_launch(c, now);
             last_query = now;
         }
+        pass_mark(c, &pc, PASS_LAUNCHED);
         if (n) {
             pass_log(c, now, 'd', (uint32_t)n);
             continue;
@@ -401,7 +464,9 @@ void *pccl_poller_main(void *arg)
              * sent every pcclRun and pcclWait to sleep on the mutex), then
              * yields. */
             pass_log(c, now, 'y', 0);
-            spin_cq(c, now + (slice_due ? 0 : c->poll_spin_ns));
+            pc.what = 'y';
+            pc.asked = slice_due ? 0 : c->poll_spin_ns;
+            spin_cq(c, now + pc.asked);
             if (!pccl_cq_pending(c) && !pccl_direct_ready(c)) {
                 pthread_mutex_unlock(&c->mu);
                 sched_yield();
@@ -410,6 +475,8 @@ void *pccl_poller_main(void *arg)
         } else {
             int64_t ns = !c->outstanding ? 1000000 : quiet < POLL_COOL_NS ? 20000 : 200000;
             pass_log(c, now, 's', (uint32_t)(ns / 1000));
+            pc.what = 's';
+            pc.asked = (uint64_t)ns;
             poller_sleep(c, ns);
         }
     }

@@ -158,6 +158,7 @@ pcclResult_t pcclRun(pcclComm_t c, int id, const void *sendbuff, void *recvbuff,
     pccl_count_outstanding_locked(c);
     r = pccl_submit_locked(c, id, sendbuff, recvbuff, 0);
     if (c->trace) h->tr_ret = pccl_now_ns();
+    pccl_poller_note_run(c, t0);
     pthread_mutex_unlock(&c->mu);
     return r;
 }
