@@ -201,6 +201,9 @@ struct pcclComm {
 /* Whether the daemon's latest launch (G.epoch) was ended by its slice while
  * work progressed (hdr->sliced holds the epoch of the launch that was). */
 static inline int pccl_sliced(pcclComm_t c) { return pccl_ld_acq32(&c->G.hdr->sliced) == (uint32_t)c->G.epoch; }
+/* Whether block 0 decided to end the daemon's latest launch (hdr->quitting
+ * holds the epoch of the launch it decided for: cut.h, pccl_may_quit). */
+static inline int pccl_quitting(pcclComm_t c) { return pccl_ld_acq32(&c->G.hdr->quitting) == (uint32_t)c->G.epoch; }
 
 struct pccl_backend {
     const char *name;

@@ -77,7 +77,7 @@ int pccl_ahead_due(pcclComm_t c, uint64_t now)
     return c->slice_ahead_ns && !c->ahead && c->G.k.slice_ns && !c->watch && c->stopping == 0 && !c->aborted &&
            (!c->slice_align || (a->off_good && (a->since_good < PCCL_OFF_REFRESH || sampling))) &&
            !c->failed && c->outstanding > (uint64_t)c->ndirect && now + c->slice_ahead_ns >= a->end_ns &&
-           pccl_ld_acq32(&c->G.hdr->quitting) != (uint32_t)c->G.epoch;
+           !pccl_quitting(c);
 }
 
 /* The call is made without mu: the daemon runs meanwhile, and pcclRun and

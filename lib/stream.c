@@ -204,7 +204,7 @@ static pcclResult_t hold_locked(pcclComm_t c, int id, uint64_t ticket)
      * for and replaced. */
     __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the hold before the look at quitting */
     if (c->stopping == 0) {
-        int quitting = pccl_ld_acq32(&c->G.hdr->quitting) == (uint32_t)c->G.epoch;
+        int quitting = pccl_quitting(c);
         if (quitting) c->be->launch_wait(c);
         /* held already and not ending: the launch runs, no driver call */
         if ((quitting || first) && !c->be->running(c)) {
