@@ -370,6 +370,7 @@ void pccl_ahead_promote_locked(pcclComm_t c, uint64_t now);
  * before a launch queued ahead); the relaunch after it was made gap_ns after
  * that end was seen (0: queued ahead), its call launch_ns long. */
 void pccl_slice_on_end_locked(pcclComm_t c, uint64_t e);
+void pccl_slice_sample_locked(pcclComm_t c, uint64_t e);
 void pccl_slice_on_launch_locked(pcclComm_t c, uint64_t gap_ns, uint64_t launch_ns);
 /* slice.c: before a launch call, tells the daemon where its slice ends
  * (G.deadline); returns that end on the host's clock (the poller watches

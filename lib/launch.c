@@ -127,12 +127,14 @@ pcclResult_t pccl_launch_locked(pcclComm_t c)
      * every launch ended early and pcclRun relaunched (round trips on the
      * host backend, whose gap is 0), the grid never had an offset and no
      * slice was aligned.  After an idle quit with the offset known it reads
-     * nothing: every block's figures, in pinned memory, on the path of the
-     * first invocation after a pause. */
+     * block 0's start alone, the offset's sample (slice.c), not every
+     * block's figures, in pinned memory, on the path of the first
+     * invocation after a pause. */
     if (c->was_running) {
         c->was_running = 0;
         c->quit_seen_ns = (int64_t)pccl_now_ns();
         if (!c->slice_acc.off_known || pccl_sliced(c)) pccl_slice_on_end_locked(c, c->launches);
+        else pccl_slice_sample_locked(c, c->launches);
     }
     __atomic_fetch_and(&c->G.hdr->ctl, ~PCCL_CTL_CUT, __ATOMIC_RELEASE); /* a cut asked of the last one is done */
     /* its blocks follow block 0's decision to end it, not an older launch's;

@@ -78,11 +78,19 @@ __global__ void __launch_bounds__(512, 2) pccl_daemon(const __grid_constant__ pc
  * the offset of the GPU's clock taken from it was milliseconds long, and
  * with every later relaunch queued ahead none corrected it, so slices
  * ended off the grid, each rank at its own moment (results/launcher-h200/,
- * call 3). */
+ * call 3).  And sizes the context's local memory for the daemon's stack
+ * frame (1480 bytes a thread, past the 1 KiB default): the first launch
+ * grew it otherwise, a call of 1.7-1.8 ms on 2 H200s with the module
+ * loaded (results/x4-h200/, call 23).  Raised only, never lowered; CUDA
+ * keeps the growth a launch makes anyway. */
 extern "C" cudaError_t pccl_gpu_preload(void)
 {
     cudaFuncAttributes a;
-    return cudaFuncGetAttributes(&a, pccl_daemon);
+    size_t stack = 0;
+    cudaError_t e = cudaFuncGetAttributes(&a, pccl_daemon);
+    if (e == cudaSuccess) e = cudaDeviceGetLimit(&stack, cudaLimitStackSize);
+    if (e == cudaSuccess && a.localSizeBytes > stack) e = cudaDeviceSetLimit(cudaLimitStackSize, a.localSizeBytes);
+    return e;
 }
 
 extern "C" cudaError_t pccl_gpu_launch(const pccl_gpu *G, cudaStream_t stream)

@@ -63,12 +63,58 @@ static void test_slow_call_offset(void)
     pt_end();
 }
 
+/* The same first call, then phases of round trips, each ended by
+ * pcclDeviceSynchronize (the daemon's idle quit) and followed at once by the
+ * next, as pccl-perf's rows: the relaunch, not the poller, finds each end.
+ * It took no sample there, and the first call's stayed the offset: on 2 and
+ * 4 H200s every slice ended up to the first call's length past the host's
+ * grid point and none was queued ahead (results/x4-h200/, calls 21-23).
+ * Phases of a third of a slice are never cut with that offset (their
+ * deadline a grid point plus SLOW_US away), so no cut gives a sample
+ * either. */
+static void test_slow_call_phases(void)
+{
+    pt_begin("slow launch call, then pauses the relaunch finds", 60);
+    pcclComm_t c;
+    pcclConfig_t cfg = pt_config(2, -1);
+    cfg.sliceUs = SLICE_US;
+    cfg.sliceAlign = 1;
+    pt_env e1 = pt_env_push("PCCL_TEST_SLOW_LAUNCH_US", XSTR(SLOW_US));
+    int failed = pt_init(&c, 1, &cfg);
+    pt_env_pop(e1);
+    if (failed) { pt_end(); return; }
+    float *send = calloc(COUNT, sizeof(float)), *recv = calloc(COUNT, sizeof(float));
+    int id, bad = 0;
+    PT_OK(pcclRegisterAllReduce(c, COUNT, pcclFloat, pcclSum, 0, &id));
+    for (int p = 0; p < 12; p++) {
+        double t0 = ck_now();
+        for (int i = 0; ck_now() - t0 < SLICE_US / 3 / 1e6; i++) {
+            send[i % COUNT] = (float)i;
+            if (pcclRun(c, id, send, recv, NULL, NULL) || pcclWait(c, id) || recv[i % COUNT] != send[i % COUNT]) bad++;
+        }
+        if (pcclDeviceSynchronize(c)) bad++;
+        ck_watchdog_kick();
+    }
+    pcclSliceStats_t sl;
+    PT_OK(pcclCommGetSliceStats(c, &sl));
+    PT_CHECK(bad == 0, "%d wrong results or failed calls", bad);
+    PT_CHECK(sl.clockOffsetNs >= 0 && sl.clockOffsetNs < SLOW_US * 1000 / 2,
+             "clock offset %.3f ms after a first launch call of %d ms and 12 pauses: no later sample",
+             sl.clockOffsetNs / 1e6, SLOW_US / 1000);
+    printf("\n    clock offset %.3f ms ", sl.clockOffsetNs / 1e6);
+    pt_destroy(&c, 1);
+    free(send);
+    free(recv);
+    pt_end();
+}
+
 int pt_register_offset(void)
 {
     CU_pSuite s = CU_add_suite("offset", NULL, NULL);
     if (!s) return -1;
     if (!CU_add_test(s, "a first launch call the driver held: the launch ahead waits for a good clock offset",
-                     test_slow_call_offset))
+                     test_slow_call_offset) ||
+        !CU_add_test(s, "pauses whose end the relaunch finds: each gives the offset a sample", test_slow_call_phases))
         return -1;
     return 0;
 }

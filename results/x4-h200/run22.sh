@@ -1,0 +1,17 @@
+#!/bin/bash
+# Call 22 (4 H200s, 2026-11-30): why call 21's relaunches after a slice on 4 GPUs mostly followed the
+# end (a gap of PCCL_SLICE_GAP_US, 70-130 us dead) instead of being queued ahead (7-9 us): a build of
+# this commit with prints (DBG_AHEAD=1) where the poller queues a launch ahead, hands over to it, sees
+# an end, and relaunches after one (the build's diff: call22/dbg.diff), over the small sizes.
+# Staged by `bash results/x2-h200/stage.sh` from that build; device command
+# `tar xJf .dev/x2.tar.xz -C .dev && bash results/x4-h200/run22.sh`, carry .dev/x2.tar.xz.
+set -u
+export NCCL_NVLS_ENABLE=0
+cd .dev/x2
+. ./call.sh
+call_begin d
+for k in 1 2; do
+  t env DBG_AHEAD=1 PCCL_SLICE_LOG=$O/log-$k.csv ./pccl-perf -g 4 --lib pccl --coll all_reduce -b 8 -e 8K -f 4 -n 50 -w 10 -c 0 --timing all
+done
+t env DBG_AHEAD=1 PCCL_SLICE_LOG=$O/log-3.csv ./pccl-perf -g 4 --lib pccl --coll all_reduce -b 8 -e 8 -n 4000 -w 10 -c 0 --timing b2b
+call_end
