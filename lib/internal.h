@@ -64,6 +64,7 @@ typedef struct {
     int off_known;
     int off_good;         /* ... from a launch call the driver did not hold (call_short_ns) */
     uint64_t since_good;  /* launches queued ahead since the last good sample */
+    int idle_end;         /* the next invocation relaunches one its slice ended idle (run.c): no slice cost */
     /* PCCL_SLICE_LOG: one line per relaunch measured (slice.c) */
     FILE *log;
     uint64_t queued;     /* invocations outstanding at the relaunch call */

@@ -143,7 +143,13 @@ pcclResult_t pccl_launch_locked(pcclComm_t c)
     pccl_slice_acc *a = &c->slice_acc;
     uint64_t t0 = pccl_now_ns();
     a->call_ns = t0;
-    a->end_ns = pccl_slice_plan_locked(c, t0);
+    /* the end as its blocks will take it (core.h, pccl_slice_deadline, from
+     * about now): the grid point, or half a slice on where that is nearer.
+     * The grid point alone told the poller of an end up to half a slice
+     * early, where nothing was yet queued to run (pccl-perf's sweeps:
+     * results/offset-h200/), and no relaunch went ahead of the real one */
+    a->end_ns = pccl_slice_deadline(t0, pccl_slice_plan_locked(c, t0), (uint64_t)c->G.k.slice_ns,
+                                    (uint64_t)c->G.k.slice_early_ns);
     a->deadline = c->G.deadline;
     pccl_watch_mute(1); /* pccl's own call (a relaunch waits behind the call it lets through) */
     pcclResult_t r = c->be->launch(c);

@@ -132,8 +132,9 @@ void pccl_slice_on_completion_locked(pcclComm_t c, uint64_t now)
  * with the least launch latency), through which the ranks' relaunches are
  * lined up on the host's clock (scripts/slice-log --ranks: each GPU's
  * globaltimer is its own); then the relaunch's own figures, and last the
- * cut launch's deadline as told and as taken (daemon clock) and whether it
- * counted on the grid. */
+ * cut launch's deadline as told and as taken (daemon clock), whether it
+ * counted on the grid, and whether the relaunch was queued ahead (1) or
+ * followed the end (0). */
 pcclResult_t pccl_slice_log_open(pcclComm_t c)
 {
     const char *f = getenv("PCCL_SLICE_LOG");
@@ -145,7 +146,7 @@ pcclResult_t pccl_slice_log_open(pcclComm_t c)
     fprintf(c->slice_acc.log,
             "rank,launch,late,drain,block_idle,dead,start_spread,refill,pick,work,gap,launch_call,queued,owed,"
             "host_cq1,launch_latency,plan0,cut_at,end_at,begin_at,first_at,seen_at,call_at,clock_offset,"
-            "sms,sm_shared,span,completed,ended_seen_at,sm0,told_at,due_at,on_grid\n");
+            "sms,sm_shared,span,completed,ended_seen_at,sm0,told_at,due_at,on_grid,ahead\n");
     return pcclSuccess;
 }
 
@@ -176,7 +177,8 @@ static void log_line(pcclComm_t c, uint64_t e, const launch_span *s, uint64_t de
             (unsigned long long)(c->completed - a->done_at_end), (unsigned long long)a->cut_ended_ns, s->sm0);
     /* the cut launch's deadline, told and taken, and whether it was a grid
      * point reached (pcclSliceStats_t's aligned) */
-    fprintf(a->log, ",%llu,%llu,%d\n", (unsigned long long)a->told, (unsigned long long)a->due, a->on_grid);
+    fprintf(a->log, ",%llu,%llu,%d,%d\n", (unsigned long long)a->told, (unsigned long long)a->due, a->on_grid,
+            e == a->ahead_epoch);
 }
 
 /* The clock offset (with the launch latency), from the latest launch,
@@ -251,9 +253,9 @@ static void on_end(pcclComm_t c, uint64_t e)
     if (s.cut_min == UINT64_MAX || pccl_ld_acq32(&c->G.hdr->sliced) != (uint32_t)e) return;
     /* Cut by its slice while work progressed: the poller relaunches it, at
      * once if work is outstanding.  With none (the application between
-     * phases) the relaunch waits for the next invocation: not the slice's
-     * cost, not measured. */
-    if (!c->outstanding) return;
+     * phases) the relaunch waits for the next invocation, which makes it
+     * (run.c): not the slice's cost, not measured. */
+    if (!c->outstanding || a->idle_end) return;
     /* the deadline the first block took (scheduler.h, pccl_begin).  Against
      * the host's alone, a launch that began within half a slice of it, and
      * so took half a slice, counted up to half a slice late: in

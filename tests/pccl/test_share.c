@@ -1153,6 +1153,48 @@ static void test_ctl_cut(void)
  * grid point within one slice (or one slice and PCCL_SLICE_EARLY_US: the
  * next point after an early end), else a slice from the start, and half a
  * slice at least; none without a slice. */
+/* A slice that ends while the daemon has nothing to run (between two
+ * bursts of work): the next invocation relaunches at once, as after an
+ * idle quit, without PCCL_SLICE_GAP_US (a call that waited for the GPU
+ * had it from the end on).  Through the poller, after its gap, in
+ * pccl-perf's sweeps on 2 H200s such a relaunch cost the next row's first
+ * invocation 80-130 us (results/offset-h200/).  Here the gap is 50 ms and
+ * each invocation comes 25 ms after the one before, past the daemon's 20 ms
+ * slice (no idle quit: quitUs 0.5 s): without the relaunch at once, each
+ * waits out the gap's rest. */
+static void test_idle_cut_no_gap(void)
+{
+    pt_begin("a slice that ends idle: the next invocation relaunches at once, no gap", 60);
+    pcclComm_t c;
+    pcclConfig_t cfg = pt_config(1, -1);
+    cfg.sliceUs = 20000;
+    cfg.sliceGapUs = 50000;
+    cfg.quitUs = 500000;
+    cfg.sliceAlign = 0;
+    if (pt_init(&c, 1, &cfg)) { pt_end(); return; }
+    int id, bad = 0;
+    float send[256] = {0}, recv[256];
+    PT_OK(pcclRegisterAllReduce(c, 256, pcclFloat, pcclSum, 0, &id));
+    double worst = 0;
+    for (int i = 0; i < 5; i++) {
+        send[i] = (float)i;
+        double t0 = ck_now();
+        if (pcclRun(c, id, send, recv, NULL, NULL) || pcclWait(c, id) || recv[i] != send[i]) bad++;
+        double t = ck_now() - t0;
+        if (i && t > worst) worst = t; /* the first launches the daemon */
+        ck_sleep_us(25000);
+        ck_watchdog_kick();
+    }
+    pcclStats_t st;
+    PT_OK(pcclCommGetStats(c, &st));
+    PT_CHECK(bad == 0, "%d wrong results or failed calls", bad);
+    PT_CHECK(st.slices >= 3, "%llu launches ended by the slice in 5 pauses past it", (unsigned long long)st.slices);
+    PT_CHECK(worst < 0.010, "an invocation after a slice that ended idle took %.1f ms (the gap is 50 ms)", worst * 1e3);
+    printf("\n    %llu slices, the longest invocation after one %.2f ms ", (unsigned long long)st.slices, worst * 1e3);
+    pt_destroy(&c, 1);
+    pt_end();
+}
+
 static void test_slice_deadline(void)
 {
     const uint64_t s = 4000, t = 100000, e = 1000;
@@ -1207,7 +1249,8 @@ int pt_register_share(void)
                      test_cross_rank_watched) ||
         !CU_add_test(s, "a call that waits long gets cuts at a doubling pace", test_watch_pace) ||
         !CU_add_test(s, "block 0 ends its launch when the host asks (PCCL_CTL_CUT), not while held",
-                     test_ctl_cut))
+                     test_ctl_cut) ||
+        !CU_add_test(s, "a slice that ends idle: the next invocation relaunches at once, no gap", test_idle_cut_no_gap))
         return -1;
     return 0;
 }
