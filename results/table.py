@@ -12,14 +12,16 @@ def variant(cmd):
     share = re.search(r"--share-gpu(=\d+)?", cmd)
     build = re.search(r"\./pccl-perf(-\w+)?", cmd)
     g = re.search(r" -g (\d+)", cmd)
-    return "%s%s g%s %s" % ((build.group(1) or "-new")[1:], " share" + (share.group(1) or "=1") if share else "",
-                            g.group(1) if g else "?", algo.group(1) if algo else "auto")
+    d = re.search(r" -d (\w+)", cmd)
+    return "%s%s g%s %s%s" % ((build.group(1) or "-new")[1:], " share" + (share.group(1) or "=1") if share else "",
+                              g.group(1) if g else "?", algo.group(1) if algo else "auto",
+                              " " + d.group(1) if d and d.group(1) != "float" else "")
 
 rows = collections.defaultdict(list)  # (variant, coll, size, timing) -> [(out, in)]
 cur = coll = None
 with gzip.open(sys.argv[1], "rt") as f:
     for line in f:
-        if line.startswith("== ") and "pccl-perf" in line:
+        if line.startswith("== ") and "./pccl-perf" in line:
             cur = variant(line)
             continue
         m = re.match(r"# (\w+): ", line)
