@@ -19,20 +19,28 @@
 #define SLICE_US 20000
 #define COUNT 4096
 
-static void test_slow_call_offset(void)
+/* One rank, the grid on, its first launch call SLOW_US long; an all-reduce
+ * of COUNT floats registered as *id.  Non-zero: init failed (reported). */
+static int slow_init(pcclComm_t *c, int *id)
 {
-    pt_begin("slow launch call, offset", 60);
-    pcclComm_t c;
     pcclConfig_t cfg = pt_config(2, -1);
     cfg.sliceUs = SLICE_US;
     cfg.sliceAlign = 1;
     pt_env e1 = pt_env_push("PCCL_TEST_SLOW_LAUNCH_US", XSTR(SLOW_US));
-    int failed = pt_init(&c, 1, &cfg);
+    int failed = pt_init(c, 1, &cfg);
     pt_env_pop(e1);
-    if (failed) { pt_end(); return; }
-    float *send = calloc(COUNT, sizeof(float)), *recv = calloc(COUNT, sizeof(float));
+    if (failed) return failed;
+    PT_OK(pcclRegisterAllReduce(*c, COUNT, pcclFloat, pcclSum, 0, id));
+    return 0;
+}
+
+static void test_slow_call_offset(void)
+{
+    pt_begin("slow launch call, offset", 60);
+    pcclComm_t c;
     int id, bad = 0;
-    PT_OK(pcclRegisterAllReduce(c, COUNT, pcclFloat, pcclSum, 0, &id));
+    if (slow_init(&c, &id)) { pt_end(); return; }
+    float *send = calloc(COUNT, sizeof(float)), *recv = calloc(COUNT, sizeof(float));
     double t0 = ck_now();
     for (int i = 0; ck_now() - t0 < (pt_under_tsan() ? 0.5 : 0.3); i++) {
         send[i % COUNT] = (float)i;
@@ -76,16 +84,9 @@ static void test_slow_call_phases(void)
 {
     pt_begin("slow launch call, then pauses the relaunch finds", 60);
     pcclComm_t c;
-    pcclConfig_t cfg = pt_config(2, -1);
-    cfg.sliceUs = SLICE_US;
-    cfg.sliceAlign = 1;
-    pt_env e1 = pt_env_push("PCCL_TEST_SLOW_LAUNCH_US", XSTR(SLOW_US));
-    int failed = pt_init(&c, 1, &cfg);
-    pt_env_pop(e1);
-    if (failed) { pt_end(); return; }
-    float *send = calloc(COUNT, sizeof(float)), *recv = calloc(COUNT, sizeof(float));
     int id, bad = 0;
-    PT_OK(pcclRegisterAllReduce(c, COUNT, pcclFloat, pcclSum, 0, &id));
+    if (slow_init(&c, &id)) { pt_end(); return; }
+    float *send = calloc(COUNT, sizeof(float)), *recv = calloc(COUNT, sizeof(float));
     for (int p = 0; p < 12; p++) {
         double t0 = ck_now();
         for (int i = 0; ck_now() - t0 < SLICE_US / 3 / 1e6; i++) {

@@ -201,37 +201,38 @@ static void test_watch_pace(void)
 /* PCCL_SLICE_LOG's file: per rank, one line per relaunch measured
  * (want[r] of them), each with the header's 17 fields and the daemon's
  * stamps in their order (work found <= first pick <= first step), with
- * work outstanding at the relaunch call (queued >= owed, queued >= 1), and
- * last the cut launch's deadline: on the grid (aligned[r] of them, as
+ * work outstanding at the relaunch call (queued >= owed, queued >= 1), then
+ * the cut launch's deadline: on the grid (aligned[r] of them, as
  * pcclSliceStats_t counts) where it was a grid point told, a whole number
- * of slices (slice_ns) before the one taken. */
+ * of slices (slice_ns) before the one taken; last whether the relaunch was
+ * queued ahead (ahead[r] of them), with no gap then. */
 static void check_slice_log(const char *path, const unsigned long long *want, const unsigned long long *aligned,
-                            int nranks, uint64_t slice_ns)
+                            const unsigned long long *ahead, int nranks, uint64_t slice_ns)
 {
     FILE *f = fopen(path, "r");
     PT_CHECK(f != NULL, "PCCL_SLICE_LOG=%s: no file", path);
     if (!f) return;
     char line[512];
-    unsigned long long got[2] = {0, 0}, on[2] = {0, 0};
+    unsigned long long got[2] = {0, 0}, on[2] = {0, 0}, queued_ahead[2] = {0, 0};
     int headers = 0, bad = 0, with_work = 0, planned = 0;
     while (fgets(line, sizeof line, f)) {
         if (!strncmp(line, "rank,", 5)) {
             headers++;
             /* the relaunch's own columns last; sm0: block 0's SM (-1 on the host backend) */
-            PT_CHECK(strstr(line, ",sms,sm_shared,span,completed,ended_seen_at,sm0,told_at,due_at,on_grid\n"),
+            PT_CHECK(strstr(line, ",sms,sm_shared,span,completed,ended_seen_at,sm0,told_at,due_at,on_grid,ahead\n"),
                      "PCCL_SLICE_LOG: header %s", line);
             continue;
         }
-        /* the last four: sm0, the cut launch's deadline told and taken, on the grid */
+        /* the last five: sm0, the cut launch's deadline told and taken, on the grid, ahead */
         const char *tail = line + strlen(line);
-        for (int k = 0; k < 4 && tail > line; k++)
+        for (int k = 0; k < 5 && tail > line; k++)
             while (--tail > line && *tail != ',') {}
-        int sm0 = -2, grid = -1;
+        int sm0 = -2, grid = -1, early = -1;
         unsigned long long told = 0, due = 0;
-        if (sscanf(tail, ",%d,%llu,%llu,%d", &sm0, &told, &due, &grid) != 4 || sm0 < -1 || grid < 0 || grid > 1 ||
-            (grid && (!told || due < told || (due - told) % slice_ns))) {
-            if (!bad++) PT_CHECK(0, "PCCL_SLICE_LOG: sm0, told_at, due_at, on_grid not at the line's end (or not "
-                                 "a grid point where on_grid): %s", line);
+        if (sscanf(tail, ",%d,%llu,%llu,%d,%d", &sm0, &told, &due, &grid, &early) != 5 || sm0 < -1 || grid < 0 ||
+            grid > 1 || early < 0 || early > 1 || (grid && (!told || due < told || (due - told) % slice_ns))) {
+            if (!bad++) PT_CHECK(0, "PCCL_SLICE_LOG: sm0, told_at, due_at, on_grid, ahead not at the line's end (or "
+                                 "not a grid point where on_grid): %s", line);
             continue;
         }
         int rank;
@@ -246,22 +247,23 @@ static void check_slice_log(const char *path, const unsigned long long *want, co
          * (late 1559.7 us).  So a missing plan is allowed, not a plan in
          * none of the lines with work (below). */
         if (n != 17 || plan < -1 || rank < 0 || rank >= nranks || queued < 1 || owed > queued ||
-            (refill >= 0 && (pick < 0 || pick > refill || work < 0 || work > pick))) {
+            (refill >= 0 && (pick < 0 || pick > refill || work < 0 || work > pick)) || (early && gap != 0)) {
             if (!bad++) PT_CHECK(0, "PCCL_SLICE_LOG: bad line (%d fields): %s", n, line);
             continue;
         }
         if (work >= 0) with_work++, planned += plan >= 0;
         got[rank]++;
         on[rank] += (unsigned long long)grid;
+        queued_ahead[rank] += (unsigned long long)early;
     }
     fclose(f);
     PT_CHECK(with_work == 0 || planned > 0, "PCCL_SLICE_LOG: %d relaunches found work, none with a plan stamp",
              with_work);
     PT_CHECK(headers == nranks, "PCCL_SLICE_LOG: %d header lines for %d ranks", headers, nranks);
     for (int r = 0; r < nranks; r++)
-        PT_CHECK(got[r] == want[r] && on[r] == aligned[r],
-                 "PCCL_SLICE_LOG: rank %d: %llu lines (%llu on the grid), %llu relaunches measured (%llu on the grid)",
-                 r, got[r], on[r], want[r], aligned[r]);
+        PT_CHECK(got[r] == want[r] && on[r] == aligned[r] && queued_ahead[r] == ahead[r],
+                 "PCCL_SLICE_LOG: rank %d: %llu lines (%llu on the grid, %llu ahead), %llu relaunches measured (%llu "
+                 "on the grid, %llu ahead)", r, got[r], on[r], queued_ahead[r], want[r], aligned[r], ahead[r]);
 }
 
 /* Collectives longer than a slice: cut mid-way (between steps, their
@@ -280,7 +282,7 @@ static void cut_midway(int ahead)
     snprintf(log, sizeof log, "/tmp/pccl-slice-log-%d.csv", (int)getpid());
     unlink(log);
     setenv("PCCL_SLICE_LOG", log, 1);
-    unsigned long long measured[2] = {0, 0}, aligned[2] = {0, 0};
+    unsigned long long measured[2] = {0, 0}, aligned[2] = {0, 0}, early[2] = {0, 0};
     pcclComm_t c[2];
     pcclConfig_t cfg = pt_config(2, 4096);
     cfg.sliceUs = 200;
@@ -312,6 +314,7 @@ static void cut_midway(int ahead)
         PT_OK(pcclCommGetSliceStats(c[r], &sl));
         unsigned long long n = measured[r] = sl.relaunches;
         aligned[r] = sl.aligned;
+        early[r] = sl.ahead;
         PT_CHECK(n > 0 && n <= st.slices, "rank %d: %llu relaunches measured, %llu slices", r, n,
                  (unsigned long long)st.slices);
         PT_CHECK(ahead ? sl.ahead > 0 && sl.ahead <= n : sl.ahead == 0,
@@ -346,7 +349,7 @@ static void cut_midway(int ahead)
     PT_CHECK(pcclCommGetSliceStats(c[0], NULL) == pcclInvalidArgument, "NULL stats accepted");
     PT_CHECK(pcclCommGetSliceStats(NULL, &none) == pcclInvalidArgument, "NULL comm accepted");
     pt_destroy(c, 2);
-    check_slice_log(log, measured, aligned, 2, (uint64_t)cfg.sliceUs * 1000);
+    check_slice_log(log, measured, aligned, early, 2, (uint64_t)cfg.sliceUs * 1000);
     unlink(log);
     pt_end();
 }
