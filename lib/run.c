@@ -128,7 +128,8 @@ pcclResult_t pccl_submit_locked(pcclComm_t c, int id, const void *sendbuff, void
      * sweeps on 2 H200s a slice that ended between two rows cost the next
      * row's first invocation 80-130 us of GPU time without a block, 38 of
      * 38 relaunches (results/offset-h200/, calls 1-2). */
-    if (c->outstanding <= (uint64_t)c->ndirect + 1 && pccl_sliced(c) &&
+    int sliced = pccl_sliced(c); /* a pinned word: read once */
+    if (sliced && c->outstanding <= (uint64_t)c->ndirect + 1 &&
         pccl_ld_acq32(&c->G.hdr->ended) == (uint32_t)c->G.epoch) {
         c->slice_acc.idle_end = 1; /* not a relaunch the slice cost (slice.c) */
         pcclResult_t r = pccl_launch_locked(c);
@@ -142,7 +143,7 @@ pcclResult_t pccl_submit_locked(pcclComm_t c, int id, const void *sendbuff, void
      * on 4 H200s its timed sleeps ran 1-1.5 ms long: a rank seen idle since
      * its slice ended 12.9 ms before still waited for it
      * (results/x4-h200/, calls 4-8). */
-    int gap = c->slice_gap_ns && pccl_sliced(c) &&
+    int gap = c->slice_gap_ns && sliced &&
               (c->was_running || pccl_now_ns() - (uint64_t)c->quit_seen_ns < (uint64_t)c->slice_gap_ns);
     if (fresh || gap) return pcclSuccess;
     c->slice_acc.sum.runQueries++;
