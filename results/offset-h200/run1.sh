@@ -1,5 +1,5 @@
 #!/bin/bash
-# Call 1 (2 H200s, 2026-11-30): the launch ahead in pccl-perf's sweeps, before and after the offset's
+# Call 1 (2 H200s, 2026-11-29): the launch ahead in pccl-perf's sweeps, before and after the offset's
 # sample at every idle end (lib/slice.c, pccl_slice_sample_locked) and the stack preload
 # (lib/gpu/daemon.cu): call 21 on 4 H200s queued 43 of 320 relaunches ahead.  Base (pccl-perf-base, the
 # commit before) and this build in turn (A B B A), the float and bfloat16 sweeps with every relaunch

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Call 2 (2 H200s, 2026-11-30): call 1's sweeps still queued none of 38 relaunches ahead with 16761ef
+# Call 2 (2 H200s, 2026-11-29): call 1's sweeps still queued none of 38 relaunches ahead with 16761ef
 # (the offset good from the second launch on: the first launch call 32-38 us, was 1.7-1.8 ms); this
 # build with prints where the poller looks at the launch ahead, hands over to it, sees an end, and
 # launches (pccl-perf-dbg2, dbg2.diff), over the float sweep.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Call 3 (2 H200s, 2026-11-30): call 1's A B B A again, base (pccl-perf-base, b92b584) against this
+# Call 3 (2 H200s, 2026-11-29): call 1's A B B A again, base (pccl-perf-base, b92b584) against this
 # build, which since call 1 relaunches at the next invocation a daemon whose slice ended with nothing
 # to run (lib/run.c, no PCCL_SLICE_GAP_US owed: call 2 showed the sweeps' relaunches were these) and
 # tells the poller the end its blocks will take (lib/launch.c: half a slice on where the grid point is

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Call 21 (4 H200s, 2026-11-30): (1) call 19's sweeps with PCCL_POLLER_STALL_US=40, so that a rank
+# Call 21 (4 H200s, 2026-11-29): (1) call 19's sweeps with PCCL_POLLER_STALL_US=40, so that a rank
 # whose host side stands still says where its poller's time went (its callbacks and their pcclRun, the
 # drain, the daemon's liveness and launches, the sleep): the quiet spells, and the 50-155 us stalls in
 # each new comm's first rows (call 19's completions: every collective's first warm-up rows at 8-512 B

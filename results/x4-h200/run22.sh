@@ -1,5 +1,5 @@
 #!/bin/bash
-# Call 22 (4 H200s, 2026-11-30): why call 21's relaunches after a slice on 4 GPUs mostly followed the
+# Call 22 (4 H200s, 2026-11-29): why call 21's relaunches after a slice on 4 GPUs mostly followed the
 # end (a gap of PCCL_SLICE_GAP_US, 70-130 us dead) instead of being queued ahead (7-9 us): a build of
 # this commit with prints (DBG_AHEAD=1) where the poller queues a launch ahead, hands over to it, sees
 # an end, and relaunches after one (the build's diff: call22/dbg.diff), over the small sizes.

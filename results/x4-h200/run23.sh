@@ -1,5 +1,5 @@
 #!/bin/bash
-# Call 23 (2 H200s, 2026-11-30; x4 no longer lent): call 22 on 2 GPUs, with a print in the slice's end bookkeeping too (on_end: the
+# Call 23 (2 H200s, 2026-11-29; x4 no longer lent): call 22 on 2 GPUs, with a print in the slice's end bookkeeping too (on_end: the
 # launch, its blocks, its call and the clock-offset sample), as to why call 21's relaunches after a slice on 4 GPUs mostly followed the
 # end (a gap of PCCL_SLICE_GAP_US, 70-130 us dead) instead of being queued ahead (7-9 us): a build of
 # this commit with prints (DBG_AHEAD=1) where the poller queues a launch ahead, hands over to it, sees

@@ -1024,7 +1024,7 @@ static void ep_cbdown(uint64_t seed)
      * invoked everywhere, so it can complete it.  The victim invokes last:
      * its X may complete before a peer joined it (a broadcast's root, a
      * reduce's head), and its callback's abort of the next rank's comm
-     * then refused that rank's X (make test, 2026-11-30: cbdown seed
+     * then refused that rank's X (make test, 2026-11-29: cbdown seed
      * 13043634144945095271, under ThreadSanitizer). */
     for (int j = 1; j >= 0; j--)
         for (int k = 1; k <= n; k++) run_cb(&cb[j][(victim + k) % n], 1, OK_, 0);
