@@ -350,10 +350,12 @@ static void pass_next(pcclComm_t c, pass_clock *p)
         uint64_t over = end - t[PASS_BEGIN] - (idle < p->asked ? idle : p->asked);
         if (p->busy && over >= c->stall_ns)
             fprintf(stderr,
-                    "pccl: rank %d of %d: poller pass of %.0f us (PCCL_POLLER_STALL_US): %d completions, callbacks "
+                    "pccl: rank %d of %d: poller pass of %.0f us (PCCL_POLLER_STALL_US) from %llu ns "
+                    "(CLOCK_MONOTONIC): %d completions, callbacks "
                     "%.0f us (their longest pcclRun %.1f), the drain's rest %.0f, heartbeat and health %.0f, "
                     "liveness and launches %.0f (%llu launches), %s %.0f us of %.0f asked\n",
-                    c->rank, c->nranks, (end - t[PASS_BEGIN]) / 1e3, p->completions, c->stall_cb_ns / 1e3,
+                    c->rank, c->nranks, (end - t[PASS_BEGIN]) / 1e3, (unsigned long long)t[PASS_BEGIN],
+                    p->completions, c->stall_cb_ns / 1e3,
                     c->stall_run_ns / 1e3, (t[PASS_DRAINED] - t[PASS_BEGIN] - c->stall_cb_ns) / 1e3,
                     (t[PASS_CHECKED] - t[PASS_DRAINED]) / 1e3, (t[PASS_LAUNCHED] - t[PASS_CHECKED]) / 1e3,
                     (unsigned long long)(c->launches - p->launches),

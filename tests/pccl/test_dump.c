@@ -124,7 +124,9 @@ static void test_poller_stall(void)
 {
     pt_begin("poller stall report", 60);
     int wrong = 0;
+    double t0 = ck_now() * 1e9; /* CLOCK_MONOTONIC, as the report's pass start */
     char *text = stall_run("20000", &wrong);
+    double t1 = ck_now() * 1e9;
     PT_CHECK(wrong == 0, "%d wrong elements", wrong);
     PT_CHECK(text != NULL, "capturing stderr failed");
     if (text) {
@@ -134,6 +136,9 @@ static void test_poller_stall(void)
         PT_CHECK(cb >= 75 && cb < 5000, "callbacks' time %.1f ms, not the callback's 80 ms:\n%s", cb, text);
         double run = field_of(text, "their longest pcclRun ");
         PT_CHECK(run > 0 && run < 1e3 * cb, "the callback's pcclRun: %.1f us:\n%s", run, text);
+        double from = field_of(text, "(PCCL_POLLER_STALL_US) from ");
+        PT_CHECK(from >= t0 && from <= t1, "the pass's start %.0f ns, not within the run's %.0f-%.0f:\n%s", from, t0,
+                 t1, text);
         free(text);
     }
     /* nothing is reported below the threshold: no pass lasts 10 s here */
