@@ -60,7 +60,10 @@ static void test_slow_call_offset(void)
              SLOW_US / 1000);
     PT_CHECK(sl.ahead > 0, "no relaunch queued ahead once the offset was good (%llu measured)",
              (unsigned long long)sl.relaunches);
-    PT_CHECK(sl.relaunches == 0 || sl.aligned * 2 >= sl.relaunches, "%llu of %llu relaunches after a cut on the grid",
+    /* a third at least: without a good sample none is; under a doubled load
+     * (two runs at once on 2 cores) 2 of 5 were, late ones off it, in 3 of
+     * 160 runs of half as the bound before */
+    PT_CHECK(sl.relaunches == 0 || sl.aligned * 3 >= sl.relaunches, "%llu of %llu relaunches after a cut on the grid",
              (unsigned long long)sl.aligned, (unsigned long long)sl.relaunches);
     printf("\n    clock offset %.3f ms, %llu slices, %llu relaunches measured, %llu on the grid, %llu queued ahead ",
            sl.clockOffsetNs / 1e6, (unsigned long long)st.slices, (unsigned long long)sl.relaunches,
