@@ -125,9 +125,10 @@ pcclResult_t pccl_submit_locked(pcclComm_t c, int id, const void *sendbuff, void
      * call that waited for the GPU had it from the end to now.  Relaunched
      * here, as after an idle quit.  Left to the poller, the relaunch came
      * after its wake, PCCL_SLICE_GAP_US and the call: in pccl-perf's
-     * sweeps on 2 H200s a slice that ended between two rows cost the next
-     * row's first invocation 80-130 us of GPU time without a block, 38 of
-     * 38 relaunches (results/offset-h200/, calls 1-2). */
+     * sweeps on 2 H200s, where 38 of 38 relaunches were such (slices that
+     * ended between two rows), 80-130 us from the cut to the relaunch's
+     * start, the next row's first invocation waiting for those three
+     * (results/offset-h200/, calls 1-2). */
     int sliced = pccl_sliced(c); /* a pinned word: read once */
     if (sliced && c->outstanding <= (uint64_t)c->ndirect + 1 &&
         pccl_ld_acq32(&c->G.hdr->ended) == (uint32_t)c->G.epoch) {
