@@ -205,6 +205,9 @@ static inline int pccl_sliced(pcclComm_t c) { return pccl_ld_acq32(&c->G.hdr->sl
 /* Whether block 0 decided to end the daemon's latest launch (hdr->quitting
  * holds the epoch of the launch it decided for: cut.h, pccl_may_quit). */
 static inline int pccl_quitting(pcclComm_t c) { return pccl_ld_acq32(&c->G.hdr->quitting) == (uint32_t)c->G.epoch; }
+/* Whether every block of the daemon's latest launch has ended (the last one
+ * out writes its epoch to hdr->ended: scheduler.h, pccl_end). */
+static inline int pccl_ended(pcclComm_t c) { return pccl_ld_acq32(&c->G.hdr->ended) == (uint32_t)c->G.epoch; }
 
 struct pccl_backend {
     const char *name;

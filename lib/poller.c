@@ -52,7 +52,7 @@ static int daemon_query(pcclComm_t c)
  * stamped (mu held) for the relaunch's split (slice.c). */
 static int daemon_ended(pcclComm_t c, uint64_t now)
 {
-    if (pccl_ld_acq32(&c->G.hdr->ended) != (uint32_t)c->G.epoch) return 0;
+    if (!pccl_ended(c)) return 0;
     if (!c->slice_acc.ended_ns) c->slice_acc.ended_ns = now;
     return 1;
 }

@@ -130,8 +130,7 @@ pcclResult_t pccl_submit_locked(pcclComm_t c, int id, const void *sendbuff, void
      * start, the next row's first invocation waiting for those three
      * (results/offset-h200/, calls 1-2). */
     int sliced = pccl_sliced(c); /* a pinned word: read once */
-    if (sliced && c->outstanding <= (uint64_t)c->ndirect + 1 &&
-        pccl_ld_acq32(&c->G.hdr->ended) == (uint32_t)c->G.epoch) {
+    if (sliced && c->outstanding <= (uint64_t)c->ndirect + 1 && pccl_ended(c)) {
         c->slice_acc.idle_end = 1; /* not a relaunch the slice cost (slice.c) */
         pcclResult_t r = pccl_launch_locked(c);
         c->slice_acc.idle_end = 0;

@@ -181,18 +181,18 @@ static void log_line(pcclComm_t c, uint64_t e, const launch_span *s, uint64_t de
             e == a->ahead_epoch);
 }
 
-/* The clock offset (with the launch latency), from the latest launch,
- * which began at `begin` on the daemon's clock: the least seen, drifting up
- * slowly should the clocks drift apart.  Not from a launch queued ahead
- * (the caller's check): it began when the one before ended, a slice's part
- * after its call.  Each sample is the offset and then some (the launch
- * cannot begin before its call); a call the driver held (the module's
- * load, another thread's call holding the context lock) adds its length:
- * the offset then is not good enough for the grid, and the launch ahead
- * waits for a good one (launch.c). */
-static void offset_sample(pcclComm_t c, uint64_t begin)
+/* The clock offset (with the launch latency), from launch e, which began
+ * at `begin` on the daemon's clock: the least seen, drifting up slowly
+ * should the clocks drift apart.  Not from a launch queued ahead: it began
+ * when the one before ended, a slice's part after its call.  Each sample is
+ * the offset and then some (the launch cannot begin before its call); a
+ * call the driver held (the module's load, another thread's call holding
+ * the context lock) adds its length: the offset then is not good enough
+ * for the grid, and the launch ahead waits for a good one (launch.c). */
+static void offset_sample(pcclComm_t c, uint64_t e, uint64_t begin)
 {
     pccl_slice_acc *a = &c->slice_acc;
+    if (e == a->ahead_epoch) return;
     int64_t off = (int64_t)(begin - a->call_ns);
     int good = a->call_end_ns - a->call_ns < c->call_short_ns;
     if (!a->off_known || off < a->off) a->off = off;
@@ -212,10 +212,9 @@ static void offset_sample(pcclComm_t c, uint64_t begin)
  * 21-23).  Block 0 starts with the others (0.1 us apart on 4 H200s). */
 void pccl_slice_sample_locked(pcclComm_t c, uint64_t e)
 {
-    if (e == c->slice_acc.ahead_epoch) return;
     const pccl_blk_stats *t = &c->G.stats[0];
     uint64_t bg = ld(&t->t_begin);
-    if (bg && ld(&t->t_end)) offset_sample(c, bg);
+    if (bg && ld(&t->t_end)) offset_sample(c, e, bg);
 }
 
 /* The poller saw launch number e end (mu held): the latest, or the one
@@ -226,7 +225,7 @@ static void on_end(pcclComm_t c, uint64_t e)
     launch_span s;
     span_read(c, &s);
     if (!s.nblocks) return;
-    if (e != a->ahead_epoch) offset_sample(c, s.begin_min);
+    offset_sample(c, e, s.begin_min);
     pcclSliceStats_t *o = &a->sum;
     if (a->cut_launch && a->cut_launch + 1 == e && s.begin_min >= a->prev_end) {
         /* the relaunch after launch cut_launch, now complete */
