@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # slice-ab.sh PCCL_SLICE_AB [PCCL_SLICE_AB_ASAN]: pccl-slice-ab on pccl's host backend (no GPU):
-# bad flags exit 2 naming the flag, a run prints its rounds, each set's mean, the interval and the
+# bad flags exit 2 naming the flag, a run prints its rounds, each set's mean, the intervals (over the
+# rounds and over the sets) and the
 # relaunches (A's short slice relaunches, B's none), and --a-env reaches A's communicator alone.
 set -u
 ab=${1:?usage: tests/slice-ab.sh build/pccl-slice-ab [build/asan/pccl-slice-ab]}
@@ -28,6 +29,7 @@ if expect "a run" 0 "" -- run "$ab"; then
   check "four rounds, two sets" test "$(grep -cE '^ +[1-4] +[12] +[0-9.]+ +[0-9.]+ +[0-9.]+$' "$tmp/run")" = 4
   check "each set's mean" grep -qE '^# A / B by set \(A made first in odd sets\): [0-9.]+ [0-9.]+$' "$tmp/run"
   check "the interval" grep -qE '^# A / B: mean of the rounds [0-9.]+, 95% interval \[-?[0-9.]+, [0-9.]+\]' "$tmp/run"
+  check "the sets' interval" grep -qE '^# A / B: mean of the sets [0-9.]+, 95% interval \[-?[0-9.]+, [0-9.]+\] \(Student.s t, 2 sets\)' "$tmp/run"
   check "A's 300 us slice relaunched" grep -qE '^# A \(PCCL_SLICE_US=300\): [1-9][0-9]* relaunches in the rounds; per relaunch' "$tmp/run"
   check "B's no slice did not" grep -qE '^# B \(PCCL_SLICE_US=0\): 0 relaunches' "$tmp/run"
 fi
