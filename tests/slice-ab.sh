@@ -22,6 +22,10 @@ expect "too few rounds a set" 2 "--sets 3: needs -r of at least two rounds a set
 expect "--a-env without ="   2 "--a-env PCCL_X: expected VAR=VALUE"        -- "$ab" --a-env PCCL_X
 expect "--poller-cpu range"  2 "--poller-cpu 99999: expected an integer"   -- "$ab" --poller-cpu 99999
 expect "--poller-cpu not ours" 2 "--poller-cpu 1023: not a CPU this process may run on" -- "$ab" --poller-cpu 1023
+expect "no ranks"            2 "-g 0: expected an integer in \[1, 8\]"     -- "$ab" -g 0
+expect "too many ranks"      2 "--gpus 9: expected an integer in \[1, 8\]" -- "$ab" --gpus 9
+lo=$(awk '/^Cpus_allowed_list/ { split($2, a, /[-,]/); print a[1] }' /proc/self/status) # the lowest CPU we may use
+expect "fewer pollers' CPUs than ranks" 2 "--poller-cpu $lo: fewer allowed CPUs up to it than ranks" -- "$ab" -g 2 --poller-cpu "$lo"
 
 run() { "$1" -b 8 -n 400 -r 4 --sets 2 -w 20 --slice-us 300 --idle-ms 5 "${@:2}"; }
 if expect "a run" 0 "" -- run "$ab"; then
@@ -32,6 +36,11 @@ if expect "a run" 0 "" -- run "$ab"; then
   check "the sets' interval" grep -qE '^# A / B: mean of the sets [0-9.]+, 95% interval \[-?[0-9.]+, [0-9.]+\] \(Student.s t, 2 sets\)' "$tmp/run"
   check "A's 300 us slice relaunched" grep -qE '^# A \(PCCL_SLICE_US=300\): [1-9][0-9]* relaunches in the rounds; per relaunch' "$tmp/run"
   check "B's no slice did not" grep -qE '^# B \(PCCL_SLICE_US=0\): 0 relaunches' "$tmp/run"
+fi
+# Two ranks (two emulated GPUs): every rank's chains run, and both ranks' relaunches are counted
+if expect "two ranks" 0 "^# pccl-slice-ab: 8 B float sum all-reduce on 2 ranks \\(one per GPU\\)" -- run "$ab" -g 2; then
+  check "two ranks: the sets' interval" grep -qE '^# A / B: mean of the sets [0-9.]+, 95% interval' "$tmp/out"
+  check "two ranks: A's slice relaunched" grep -qE '^# A \(PCCL_SLICE_US=300\): [1-9][0-9]* relaunches in the rounds \(every rank.s\)' "$tmp/out"
 fi
 # One rank's copies skip the daemon (lib/direct.c): the tool keeps every invocation on it, so that a
 # size from PCCL_ONE_RANK_COPY_BYTES's default on still meets the slice

@@ -1,8 +1,9 @@
 /* pccl-slice-ab: what pccl's time slice costs back-to-back collectives,
  * measured inside one process (issue 22 allows it 2% at any size).
  *
- * Two communicators on one GPU, the same in all but the slice: A with
- * --slice-us (pccl's default on GPUs), B with --base-us (0: no slice).  Each
+ * Two communicators on one GPU (or one rank on each of -g GPUs), the same
+ * in all but the slice: A with --slice-us (pccl's default on GPUs), B with
+ * --base-us (0: no slice).  Each
  * round runs -n all-reduces back to back on A and on B in turn (the order
  * alternating from round to round), depth chains in flight as pccl-perf's
  * b2b timing keeps them (each invocation issued by the completion callback
@@ -46,22 +47,25 @@
 #include "size.h"
 
 #define MAX_DEPTH 16
+#define MAX_RANKS 8
 #define MAX_ROUNDS 10000
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
 static const char *usage =
-    "usage: pccl-slice-ab [-b BYTES] [-n ITERS] [-r ROUNDS] [-w WARMUP] [--depth D]\n"
+    "usage: pccl-slice-ab [-g GPUS] [-b BYTES] [-n ITERS] [-r ROUNDS] [-w WARMUP] [--depth D]\n"
     "                     [--slice-us US] [--base-us US] [--idle-ms MS] [--poller-cpu C]\n"
     "                     [--a-env VAR=VALUE ...] [--b-env VAR=VALUE ...]\n"
     "What pccl's time slice costs back-to-back float sum all-reduces, out of place, on\n"
-    "one GPU: two communicators in one process, A with the slice, B without (or with\n"
+    "one GPU or more: two communicators in one process, A with the slice, B without (or with\n"
     "--base-us), run in turn, -n iterations each, -r rounds; the mean of the rounds'\n"
     "A / B with its 95% interval over the rounds, and over the sets' means (which counts\n"
     "how far pairs of communicators made alike differ).  Other knobs from the environment\n"
     "(PCCL_*), alike on both but for --a-env and --b-env; PCCL_ONE_RANK_COPY_BYTES 0 unless\n"
     "set there (one rank's large invocations would be copies outside the daemon, which no\n"
     "slice touches).\n"
+    "  -g GPUS        ranks, one per GPU (devices 0 .. GPUS-1; the host backend emulates them),\n"
+    "                 1 to " STR(MAX_RANKS) " [1]\n"
     "  -b BYTES       bytes per all-reduce, a multiple of 4 (K, M, G: powers of 1024) [8]\n"
     "  -n ITERS       iterations per run [20000]\n"
     "  -r ROUNDS      rounds (one run of A and one of B each), 2 to 10000 [48]\n"
@@ -73,7 +77,8 @@ static const char *usage =
     "  --base-us US   B's PCCL_SLICE_US [0]\n"
     "  --idle-ms MS   the pause between runs, so that the other daemon has quit [5]\n"
     "  --poller-cpu C the CPU both communicators' poller threads are made on (the main thread\n"
-    "                 then runs on the others); -1: where the system puts them [the last allowed]\n"
+    "                 then runs on the others; with -g G, the G allowed CPUs up to C, each rank's\n"
+    "                 pollers on those); -1: where the system puts them [the last allowed]\n"
     "  --a-env VAR=VALUE, --b-env VAR=VALUE\n"
     "                 set in the environment while A (B) is made, as before after: any knob pccl reads\n"
     "                 at init (PCCL_SLICE_GAP_US, PCCL_SLICE_ALIGN ...) set apart; repeatable\n";
@@ -117,11 +122,12 @@ typedef struct {
     int n;
 } env_list;
 
-/* One communicator and its depth copies of the all-reduce. */
+/* One communicator (a rank on each GPU) and its depth copies of the
+ * all-reduce on each rank. */
 typedef struct side side;
 typedef struct {
     side *s;
-    int id;
+    int rank, id;
     long next, step, n; /* the iteration last issued, the chains' count, the run's iterations */
     pcclResult_t status;
 } chain;
@@ -129,16 +135,16 @@ typedef struct {
 struct side {
     const char *name;
     long slice_us;
-    pcclComm_t comm;
-    chain ch[MAX_DEPTH];
-    void *send[MAX_DEPTH], *recv[MAX_DEPTH];
+    pcclComm_t comm[MAX_RANKS];
+    chain ch[MAX_RANKS][MAX_DEPTH];
+    void *send[MAX_RANKS][MAX_DEPTH], *recv[MAX_RANKS][MAX_DEPTH];
     const env_list *env;  /* its --a-env or --b-env */
     pcclSliceStats_t sl;  /* at the start of the set's timed rounds */
     pcclSliceStats_t acc; /* what the relaunches of every set's timed rounds took */
     double *t;            /* us per operation, each round */
 };
 
-static int depth = 4;
+static int depth = 4, nranks = 1;
 
 static double now_s(void)
 {
@@ -154,32 +160,37 @@ static void chain_cb(int id, pcclResult_t status, void *arg)
     if (status != pcclSuccess && c->status == pcclSuccess) c->status = status;
     if (c->status != pcclSuccess || c->next + c->step >= c->n) return;
     c->next += c->step;
-    int j = (int)(c - c->s->ch);
-    pcclResult_t r = pcclRun(c->s->comm, id, c->s->send[j], c->s->recv[j], chain_cb, c);
+    int j = (int)(c - c->s->ch[c->rank]);
+    pcclResult_t r = pcclRun(c->s->comm[c->rank], id, c->s->send[c->rank][j], c->s->recv[c->rank][j], chain_cb, c);
     if (r != pcclSuccess) c->status = r;
 }
 
-/* n iterations back to back on s, depth chains; the seconds they took. */
+/* n iterations back to back on s, depth chains on every rank; the seconds
+ * they took (until every rank's last completed). */
 static double run(side *s, long n)
 {
     int nch = n < depth ? (int)n : depth;
-    for (int j = 0; j < nch; j++) {
-        chain *c = &s->ch[j];
-        c->next = j; /* chain j runs iterations j, j + nch, ... below n */
-        c->step = nch;
-        c->n = n;
-        c->status = pcclSuccess;
-    }
-    double t0 = now_s();
-    for (int j = 0; j < nch; j++) PC(pcclRun(s->comm, s->ch[j].id, s->send[j], s->recv[j], chain_cb, &s->ch[j]));
-    for (int j = 0; j < nch; j++) {
-        PC(pcclWait(s->comm, s->ch[j].id));
-        if (s->ch[j].status != pcclSuccess) {
-            fprintf(stderr, "pccl-slice-ab: %s: an invocation failed: %s (%s)\n", s->name,
-                    pcclGetErrorString(s->ch[j].status), pcclGetLastError(s->comm));
-            exit(1);
+    for (int q = 0; q < nranks; q++)
+        for (int j = 0; j < nch; j++) {
+            chain *c = &s->ch[q][j];
+            c->next = j; /* chain j runs iterations j, j + nch, ... below n */
+            c->step = nch;
+            c->n = n;
+            c->status = pcclSuccess;
         }
-    }
+    double t0 = now_s();
+    for (int j = 0; j < nch; j++)
+        for (int q = 0; q < nranks; q++)
+            PC(pcclRun(s->comm[q], s->ch[q][j].id, s->send[q][j], s->recv[q][j], chain_cb, &s->ch[q][j]));
+    for (int q = 0; q < nranks; q++)
+        for (int j = 0; j < nch; j++) {
+            PC(pcclWait(s->comm[q], s->ch[q][j].id));
+            if (s->ch[q][j].status != pcclSuccess) {
+                fprintf(stderr, "pccl-slice-ab: %s: rank %d: an invocation failed: %s (%s)\n", s->name, q,
+                        pcclGetErrorString(s->ch[q][j].status), pcclGetLastError(s->comm[q]));
+                exit(1);
+            }
+        }
     return now_s() - t0;
 }
 
@@ -187,17 +198,29 @@ static double run(side *s, long n)
 static cpu_set_t allowed;
 static int poller_cpu = -2; /* -2: the last allowed; -1: no pinning */
 
-/* Runs the calling thread on cpu alone (>= 0), or on the allowed CPUs but
- * that one (-1 - cpu); a thread inherits it. */
-static void pin(int cpu)
+/* The pollers' CPUs: the nranks allowed ones up to poller_cpu (one rank's
+ * pollers on one, the active side's alone working there); 1 if there are
+ * that many. */
+static cpu_set_t poller_set;
+
+static int poller_set_make(void)
 {
-    cpu_set_t set;
-    if (cpu >= 0) {
-        CPU_ZERO(&set);
-        CPU_SET(cpu, &set);
-    } else {
+    CPU_ZERO(&poller_set);
+    for (int c = poller_cpu, k = 0; c >= 0 && k < nranks; c--)
+        if (CPU_ISSET(c, &allowed)) CPU_SET(c, &poller_set), k++;
+    return CPU_COUNT(&poller_set) == nranks;
+}
+
+/* Runs the calling thread on the pollers' CPUs (1), or on the allowed CPUs
+ * but those (0; all allowed if none would be left); a thread inherits it. */
+static void pin(int pollers)
+{
+    cpu_set_t set = poller_set;
+    if (!pollers) {
         set = allowed;
-        if (CPU_COUNT(&set) > 1) CPU_CLR(-1 - cpu, &set);
+        for (int c = 0; c < CPU_SETSIZE; c++)
+            if (CPU_ISSET(c, &poller_set)) CPU_CLR(c, &set);
+        if (!CPU_COUNT(&set)) set = allowed;
     }
     if (sched_setaffinity(0, sizeof set, &set)) {
         perror("pccl-slice-ab: sched_setaffinity");
@@ -242,18 +265,21 @@ static void side_open(side *s, size_t count)
     snprintf(where, sizeof where, "%s: ", s->name);
     pcclConfig_t cfg = PCCL_CONFIG_INITIALIZER;
     cfg.sliceUs = s->slice_us;
-    if (poller_cpu >= 0) pin(poller_cpu); /* the poller thread made in the init inherits it */
+    if (poller_cpu >= 0) pin(1); /* the poller threads made in the init inherit it */
     char *old[MAX_ENV];
     env_apply(env, 1, old);
-    PC(pcclCommInitAllConfig(&s->comm, 1, NULL, &cfg));
+    PC(pcclCommInitAllConfig(s->comm, nranks, NULL, &cfg));
     env_apply(env, 0, old);
-    if (poller_cpu >= 0) pin(-1 - poller_cpu);
-    for (int j = 0; j < depth; j++) {
-        PC(pcclRegisterAllReduce(s->comm, count, pcclFloat, pcclSum, 0, &s->ch[j].id));
-        s->ch[j].s = s;
-        PC(pcclMemAlloc(s->comm, &s->send[j], count * sizeof(float)));
-        PC(pcclMemAlloc(s->comm, &s->recv[j], count * sizeof(float)));
-    }
+    if (poller_cpu >= 0) pin(0);
+    for (int q = 0; q < nranks; q++)
+        for (int j = 0; j < depth; j++) {
+            chain *c = &s->ch[q][j];
+            PC(pcclRegisterAllReduce(s->comm[q], count, pcclFloat, pcclSum, 0, &c->id));
+            c->s = s;
+            c->rank = q;
+            PC(pcclMemAlloc(s->comm[q], &s->send[q][j], count * sizeof(float)));
+            PC(pcclMemAlloc(s->comm[q], &s->recv[q][j], count * sizeof(float)));
+        }
     where[0] = 0;
 }
 
@@ -261,7 +287,8 @@ static void side_report(const side *s)
 {
     const pcclSliceStats_t *e = &s->acc;
     unsigned long long n = e->relaunches;
-    printf("# %s (PCCL_SLICE_US=%ld): %llu relaunches in the rounds", s->name, s->slice_us, n);
+    printf("# %s (PCCL_SLICE_US=%ld): %llu relaunches in the rounds%s", s->name, s->slice_us, n,
+           nranks > 1 ? " (every rank's)" : "");
     if (n) {
         double k = 1e3 * (double)n;
         printf("; per relaunch (us): GPU time lost ~ %.1f (block idle %.1f, dead %.1f, refill %.1f), "
@@ -276,11 +303,31 @@ static void side_report(const side *s)
     printf("\n");
 }
 
+/* The side's relaunch figures, its ranks' summed. */
+static void side_stats(side *s, pcclSliceStats_t *sum)
+{
+    memset(sum, 0, sizeof *sum);
+    for (int q = 0; q < nranks; q++) {
+        pcclSliceStats_t e;
+        PC(pcclCommGetSliceStats(s->comm[q], &e));
+        sum->relaunches += e.relaunches;
+        sum->blockIdleNs += e.blockIdleNs;
+        sum->deadNs += e.deadNs;
+        sum->refillNs += e.refillNs;
+        sum->gapNs += e.gapNs;
+        sum->launchNs += e.launchNs;
+        sum->ahead += e.ahead;
+        sum->ends += e.ends;
+        sum->endNs += e.endNs;
+        sum->runQueries += e.runQueries;
+    }
+}
+
 /* Adds the set's relaunch figures to s->acc and frees what side_open made. */
 static void side_close(side *s)
 {
     pcclSliceStats_t e;
-    PC(pcclCommGetSliceStats(s->comm, &e));
+    side_stats(s, &e);
     s->acc.relaunches += e.relaunches - s->sl.relaunches;
     s->acc.blockIdleNs += e.blockIdleNs - s->sl.blockIdleNs;
     s->acc.deadNs += e.deadNs - s->sl.deadNs;
@@ -291,11 +338,13 @@ static void side_close(side *s)
     s->acc.ends += e.ends - s->sl.ends;
     s->acc.endNs += e.endNs - s->sl.endNs;
     s->acc.runQueries += e.runQueries - s->sl.runQueries;
-    for (int j = 0; j < depth; j++) {
-        PC(pcclMemFree(s->comm, s->send[j]));
-        PC(pcclMemFree(s->comm, s->recv[j]));
+    for (int q = 0; q < nranks; q++) {
+        for (int j = 0; j < depth; j++) {
+            PC(pcclMemFree(s->comm[q], s->send[q][j]));
+            PC(pcclMemFree(s->comm[q], s->recv[q][j]));
+        }
+        PC(pcclCommDestroy(s->comm[q]));
     }
-    PC(pcclCommDestroy(s->comm));
 }
 
 static void pause_ms(long ms)
@@ -315,6 +364,8 @@ int main(int argc, char **argv)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage, stdout);
             return 0;
+        } else if (!strcmp(a, "-g") || !strcmp(a, "--gpus")) {
+            nranks = (int)int_arg(a, v, 1, MAX_RANKS), i++;
         } else if (!strcmp(a, "-b")) {
             if (!v) bad(a, NULL, "missing value");
             if (perf_parse_size(v, &bytes) || bytes == 0 || bytes % 4) bad(a, v, "expected a size, a multiple of 4 bytes");
@@ -357,6 +408,11 @@ int main(int argc, char **argv)
         snprintf(v, sizeof v, "%d", poller_cpu);
         bad("--poller-cpu", v, "not a CPU this process may run on");
     }
+    if (poller_cpu >= 0 && !poller_set_make()) {
+        char v[16];
+        snprintf(v, sizeof v, "%d", poller_cpu);
+        bad("--poller-cpu", v, "fewer allowed CPUs up to it than ranks (-g)");
+    }
     if (rounds < 2 * sets) {
         char v[16];
         snprintf(v, sizeof v, "%d", sets);
@@ -378,9 +434,13 @@ int main(int argc, char **argv)
      * daemon in them, unless the environment says otherwise. */
     const char *copy_env = getenv("PCCL_ONE_RANK_COPY_BYTES");
     if (!copy_env || !*copy_env) setenv("PCCL_ONE_RANK_COPY_BYTES", "0", 1);
-    printf("# pccl-slice-ab: %zu B float sum all-reduce, out of place, back to back (%d in flight), %ld iterations a run, "
-           "%d rounds in %d sets; A: PCCL_SLICE_US=%ld, B: PCCL_SLICE_US=%ld; pollers on CPU %d%s\n",
-           bytes, depth, iters, rounds, sets, slice_us, base_us, poller_cpu, poller_cpu < 0 ? " (not pinned)" : "");
+    char cpus[256] = "(not pinned)";
+    for (int c = 0, n = 0; poller_cpu >= 0 && c < CPU_SETSIZE && n < (int)sizeof cpus - 8; c++)
+        if (CPU_ISSET(c, &poller_set)) n += snprintf(cpus + n, sizeof cpus - (size_t)n, "%s%d", n ? "," : "", c);
+    printf("# pccl-slice-ab: %zu B float sum all-reduce on %d rank%s, out of place, back to back (%d in flight), "
+           "%ld iterations a run, %d rounds in %d sets; A: PCCL_SLICE_US=%ld, B: PCCL_SLICE_US=%ld; pollers on CPU%s %s\n",
+           bytes, nranks, nranks > 1 ? "s (one per GPU)" : "", depth, iters, rounds, sets, slice_us, base_us,
+           nranks > 1 ? "s" : "", cpus);
     printf("# PCCL_ONE_RANK_COPY_BYTES=%s%s\n", getenv("PCCL_ONE_RANK_COPY_BYTES"),
            copy_env && *copy_env ? " (the environment's)" : " (set by pccl-slice-ab: every invocation through the daemon)");
     for (int i = 0; i < aenv.n; i++) printf("# A: %s\n", aenv.kv[i]);
@@ -400,8 +460,8 @@ int main(int argc, char **argv)
             run(two, warm);
             pause_ms(idle_ms);
         }
-        PC(pcclCommGetSliceStats(A.comm, &A.sl));
-        PC(pcclCommGetSliceStats(B.comm, &B.sl));
+        side_stats(&A, &A.sl);
+        side_stats(&B, &B.sl);
         int end = rounds * (k + 1) / sets, r0 = r;
         for (; r < end; r++) {
             side *first = r % 2 ? &B : &A, *second = r % 2 ? &A : &B;
