@@ -36,6 +36,7 @@ if expect "a run" 0 "" -- run "$ab"; then
   check "the sets' interval" grep -qE '^# A / B: mean of the sets [0-9.]+, 95% interval \[-?[0-9.]+, [0-9.]+\] \(Student.s t, 2 sets\)' "$tmp/run"
   check "A's 300 us slice relaunched" grep -qE '^# A \(PCCL_SLICE_US=300\): [1-9][0-9]* relaunches in the rounds; per relaunch' "$tmp/run"
   check "B's no slice did not" grep -qE '^# B \(PCCL_SLICE_US=0\): 0 relaunches' "$tmp/run"
+  check "each side's preemptions, ends and launches" grep -qE '^# B \(PCCL_SLICE_US=0\): .*; [0-9]+ preemptions, [0-9]+ daemon ends, [1-9][0-9]* launches$' "$tmp/run"
 fi
 # Two ranks (two emulated GPUs): every rank's chains run, and both ranks' relaunches are counted
 if expect "two ranks" 0 "^# pccl-slice-ab: 8 B float sum all-reduce on 2 ranks \\(one per GPU\\)" -- run "$ab" -g 2; then

@@ -141,6 +141,8 @@ struct side {
     const env_list *env;  /* its --a-env or --b-env */
     pcclSliceStats_t sl;  /* at the start of the set's timed rounds */
     pcclSliceStats_t acc; /* what the relaunches of every set's timed rounds took */
+    uint64_t run0[3];     /* preemptions, quits, launches at the start of the set's timed rounds */
+    uint64_t runs[3];     /* and in every set's timed rounds */
     double *t;            /* us per operation, each round */
 };
 
@@ -300,15 +302,21 @@ static void side_report(const side *s)
     if (e->ends)
         printf("; host: %llu launch ends booked, %.1f us each (the lock held), %llu stream queries by pcclRun",
                (unsigned long long)e->ends, (double)e->endNs / 1e3 / (double)e->ends, (unsigned long long)e->runQueries);
-    printf("\n");
+    printf("; %llu preemptions, %llu daemon ends, %llu launches\n", (unsigned long long)s->runs[0],
+           (unsigned long long)s->runs[1], (unsigned long long)s->runs[2]);
 }
 
-/* The side's relaunch figures, its ranks' summed. */
-static void side_stats(side *s, pcclSliceStats_t *sum)
+/* The side's relaunch figures and its preemptions, quits and launches
+ * (run[3]), its ranks' summed. */
+static void side_stats(side *s, pcclSliceStats_t *sum, uint64_t run[3])
 {
     memset(sum, 0, sizeof *sum);
+    run[0] = run[1] = run[2] = 0;
     for (int q = 0; q < nranks; q++) {
         pcclSliceStats_t e;
+        pcclStats_t st;
+        PC(pcclCommGetStats(s->comm[q], &st));
+        run[0] += st.preemptions, run[1] += st.quits, run[2] += st.launches;
         PC(pcclCommGetSliceStats(s->comm[q], &e));
         sum->relaunches += e.relaunches;
         sum->blockIdleNs += e.blockIdleNs;
@@ -327,7 +335,9 @@ static void side_stats(side *s, pcclSliceStats_t *sum)
 static void side_close(side *s)
 {
     pcclSliceStats_t e;
-    side_stats(s, &e);
+    uint64_t run[3];
+    side_stats(s, &e, run);
+    for (int k = 0; k < 3; k++) s->runs[k] += run[k] - s->run0[k];
     s->acc.relaunches += e.relaunches - s->sl.relaunches;
     s->acc.blockIdleNs += e.blockIdleNs - s->sl.blockIdleNs;
     s->acc.deadNs += e.deadNs - s->sl.deadNs;
@@ -460,8 +470,8 @@ int main(int argc, char **argv)
             run(two, warm);
             pause_ms(idle_ms);
         }
-        side_stats(&A, &A.sl);
-        side_stats(&B, &B.sl);
+        side_stats(&A, &A.sl, A.run0);
+        side_stats(&B, &B.sl, B.run0);
         int end = rounds * (k + 1) / sets, r0 = r;
         for (; r < end; r++) {
             side *first = r % 2 ? &B : &A, *second = r % 2 ? &A : &B;
