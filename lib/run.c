@@ -70,16 +70,25 @@ pcclResult_t pccl_run_check_locked(pcclComm_t c, const char *fn, int id, const v
  * with every one on block id % blocks (results/x4-h100/, call 6).
  * - On one block: block 0 (group 0) where no other invocation of this
  *   rank is in flight (each waited for before the next: a hand-on costs
- *   the round trip 2-3 us), else block 1 + (id + n) % min(blocks - 1, 31)
- *   (the record has 5 bits), so that invocations in flight run side by
- *   side.
+ *   the round trip 2-3 us), else block 1 + id % min(blocks - 1, 31) (the
+ *   record has 5 bits), so that invocations in flight run side by side.
  * - On several blocks: of the G = blocks / used groups of `used` blocks
- *   (at most 32), groups 1 .. G-1 in turn from id and n, where G >= 3:
- *   group 0 is block 0's, which reads the SQ and hands the others theirs.
- *   Where G = 2 (a collective on half the blocks), groups 0 and 1 in turn:
- *   with group 1 alone, invocations in flight queued on half the GPU while
- *   the other half idled (4 H100s back to back, 8 MiB all-reduce 70-75 us,
- *   47 with both; results/x4-h100/). */
+ *   (at most 32), group 1 + id % (G - 1), where G >= 3: group 0 is block
+ *   0's, which reads the SQ and hands the others theirs.
+ * By the id alone, not the id and n: two invocations of one collective
+ * are never in flight together on one rank, so collectives in flight
+ * share a block only where their ids do modulo the blocks.  With 1 + (id
+ * + n) % (G - 1), a collective's next invocation landed where the next
+ * collective's current one ran (id + n + 1 = id + 1 + n): back to back,
+ * chains of consecutive ids met on every group, queued there in the order
+ * of each rank's completions, which the ranks need not share, and each
+ * head waited out its sticky threshold for the other: on 2 H200s whole
+ * runs of 20,000 all-reduces at 45.6 us where the others took 4.8 (32
+ * KiB), 72.5 against 5.8 (512 KiB) (results/slowmode-x2/).
+ * - Where G = 2 (a collective on half the blocks), groups 0 and 1 in turn
+ *   from id and n: with group 1 alone, invocations in flight queued on
+ *   half the GPU while the other half idled (4 H100s back to back, 8 MiB
+ *   all-reduce 70-75 us, 47 with both; results/x4-h100/). */
 static uint32_t place_group(pcclComm_t c, int id, uint64_t n)
 {
     const pccl_coll *d = &c->colls[id].dev;
@@ -88,12 +97,12 @@ static uint32_t place_group(pcclComm_t c, int id, uint64_t n)
     if (d->used < 2) {
         if (c->outstanding < 2) return 0; /* counted already: this one alone */
         uint32_t k = blocks - 1 < 31 ? blocks - 1 : 31;
-        return 1 + (uint32_t)(((uint64_t)id + n) % k);
+        return 1 + (uint32_t)id % k;
     }
     uint32_t groups = blocks / d->used; /* 2 at least: register.c */
     if (groups > 32) groups = 32;
     if (groups == 2) return (uint32_t)(((uint64_t)id + n) % 2);
-    return 1 + (uint32_t)(((uint64_t)id + n) % (groups - 1));
+    return 1 + (uint32_t)id % (groups - 1);
 }
 
 /* The record's words, each tagged with the entry's lap, the first last

@@ -294,6 +294,60 @@ static void place_groups(int blocks)
     pt_destroy(c, RANKS);
     pt_end();
 }
+/* Collectives in flight together share a group only where their ids do
+ * modulo the groups: invocation n of collective id runs on group 1 + id %
+ * (G - 1) whatever n (run.c, place_group).  With 1 + (id + n) % (G - 1),
+ * the next invocation of id landed on the current one of id + 1, back to
+ * back chains met on every group, queued in each rank's order of
+ * completions, and each head waited out its sticky threshold: 45.6 us an
+ * all-reduce against 4.8 on 2 H200s (results/slowmode-x2).  Read from the
+ * SQ records the host writes, four rounds of three collectives of two
+ * blocks on 8 blocks (G = 4: groups 1-3) on 2 ranks. */
+static void test_place_by_id(void)
+{
+    enum { RANKS = 2, BLOCKS = 8, COLLS = 3, ROUNDS = 4, COUNT = 32 };
+    pcclComm_t c[RANKS];
+    pcclConfig_t cfg = pt_config(BLOCKS, 256);
+    pt_begin("sqcq: a collective's invocations run on its id's group, whatever n", 60);
+    if (init_spread(c, RANKS, &cfg, "2")) { pt_end(); return; }
+    int id[RANKS][COLLS];
+    void *buf[RANKS][COLLS][2];
+    for (int r = 0; r < RANKS; r++)
+        for (int k = 0; k < COLLS; k++) {
+            PT_OK(pcclRegisterAllGather(c[r], COUNT, pcclFloat, 0, &id[r][k]));
+            PT_OK(pcclMemAlloc(c[r], &buf[r][k][0], COUNT * sizeof(float)));
+            PT_OK(pcclMemAlloc(c[r], &buf[r][k][1], COUNT * RANKS * sizeof(float)));
+            memset(buf[r][k][0], 0, COUNT * sizeof(float));
+        }
+    for (int k = 0; k < COLLS; k++)
+        PT_CHECK(c[0]->colls[id[0][k]].dev.used == 2 && c[0]->colls[id[0][k]].dev.placed,
+                 "collective %d: on %u blocks, placed %d", k, c[0]->colls[id[0][k]].dev.used,
+                 c[0]->colls[id[0][k]].dev.placed);
+    for (int n = 0; n < ROUNDS; n++) {
+        for (int k = 0; k < COLLS; k++)
+            for (int r = 0; r < RANKS; r++) {
+                PT_OK(pcclRun(c[r], id[r][k], buf[r][k][0], buf[r][k][1], NULL, NULL));
+                pthread_mutex_lock(&c[r]->mu);
+                uint64_t t = c[r]->sq_tail - 1, depth = (uint64_t)c[r]->G.k.depth, out[3] = {0};
+                uint64_t w[2] = {c[r]->G.sq[t % depth].w[0], c[r]->G.sq[t % depth].w[1]};
+                pthread_mutex_unlock(&c[r]->mu);
+                PT_CHECK(pccl_sq_decode(w, t, depth, out), "rank %d: record %llu not there", r, (unsigned long long)t);
+                uint32_t group = PCCL_SQ_GROUP(out[0]), want = 1 + (uint32_t)id[r][k] % (BLOCKS / 2 - 1);
+                PT_CHECK(group == want, "rank %d: collective %d's invocation %d on group %u, expected %u", r,
+                         id[r][k], n, group, want);
+            }
+        for (int k = 0; k < COLLS; k++)
+            for (int r = 0; r < RANKS; r++) PT_OK(pcclWait(c[r], id[r][k]));
+    }
+    for (int r = 0; r < RANKS; r++)
+        for (int k = 0; k < COLLS; k++) {
+            PT_OK(pcclMemFree(c[r], buf[r][k][0]));
+            PT_OK(pcclMemFree(c[r], buf[r][k][1]));
+        }
+    pt_destroy(c, RANKS);
+    pt_end();
+}
+
 static void test_place_groups(void) { place_groups(6); }
 static void test_place_halves(void) { place_groups(4); }
 
@@ -453,6 +507,7 @@ int pt_register_sqcq(void)
         !CU_add_test(s, "small collectives of different ids run on different blocks, exact", test_spread) ||
         !CU_add_test(s, "block 0 runs a small collective alone in flight, bursts go to others, exact", test_place) ||
         !CU_add_test(s, "collectives of two blocks run on the same groups on every rank, exact", test_place_groups) ||
+        !CU_add_test(s, "a collective's invocations run on its id's group, whatever n", test_place_by_id) ||
         !CU_add_test(s, "collectives on half the blocks take both halves in turn, exact", test_place_halves) ||
         !CU_add_test(s, "a step's chunk, loops and slot: the plain formulas' (no division)", test_geometry) ||
         !CU_add_test(s, "a block's copy of a collective: every field and step, 1-64 ranks", test_coll_load) ||
