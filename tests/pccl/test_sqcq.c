@@ -198,7 +198,7 @@ static void test_spread(void)
 /* PCCL_SPREAD=2: the host places each invocation of a collective on one
  * block (run.c, place_group; scheduler.h, pccl_hand_on).  A burst in
  * opposite orders on 3 ranks, where others are in flight: exact, and on
- * every rank blocks other than 0 run some of it (block 1 + (id + n) % 3).
+ * every rank blocks other than 0 run some of it (block 1 + id % 3).
  * Then one rank, each invocation waited for before the next: none other in
  * flight, so block 0 runs every one, on a loaded host too (the host knows
  * it; block 0's own look at the SQ, once the rule, could come only after
@@ -247,8 +247,8 @@ static void test_place(void)
 }
 
 /* PCCL_SPREAD=2 on collectives of two blocks (lanes 0 and 1).  On 6
- * blocks the host places invocation n of collective id on group
- * 1 + (id + n) % 2, blocks 2-3 or 4-5 (run.c, place_group); on 4 blocks,
+ * blocks the host places every invocation of collective id on group
+ * 1 + id % 2, blocks 2-3 or 4-5 (run.c, place_group); on 4 blocks,
  * where the collective takes half of them, on group (id + n) % 2, blocks
  * 0-1 or 2-3; the same on every rank.  A burst on 3 ranks, odd ranks in the
  * opposite order: exact, every collective on two blocks (the test covers
