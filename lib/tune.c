@@ -96,9 +96,8 @@ int pccl_pick_algo(int knob, int type, uint64_t bytes, int nranks, int slots)
  * 4.9-5.7); from 128 KiB one block's copy takes the gain back (512 KiB: 21.6
  * against 19.7 round trip).  The host backend as before.  Which block: block 0
  * where no other invocation is in flight, else one the host names from the
- * id and the invocation's number (PCCL_SPREAD=2, the default: run.c,
- * place_group), id % blocks with PCCL_SPREAD=1 (core.h, pccl_first_block), 0
- * with PCCL_SPREAD=0.
+ * id (PCCL_SPREAD=2, the default: run.c, place_group), id % blocks with
+ * PCCL_SPREAD=1 (core.h, pccl_first_block), 0 with PCCL_SPREAD=0.
  *
  * Simple collectives on 3 or more ranks take 8 x 512 threads' worth at least
  * (one per PCCL_BYTES_PER_BLOCK, 512 KiB, gave 512 KiB-2 MiB the 4-block

@@ -306,6 +306,22 @@ static void side_report(const side *s)
            (unsigned long long)s->runs[1], (unsigned long long)s->runs[2]);
 }
 
+/* to += sign x (sign 1 or -1, in uint64_t's modular arithmetic): the
+ * figures side_report prints, the one list of them. */
+static void slice_add(pcclSliceStats_t *to, const pcclSliceStats_t *x, uint64_t sign)
+{
+    to->relaunches += sign * x->relaunches;
+    to->blockIdleNs += sign * x->blockIdleNs;
+    to->deadNs += sign * x->deadNs;
+    to->refillNs += sign * x->refillNs;
+    to->gapNs += sign * x->gapNs;
+    to->launchNs += sign * x->launchNs;
+    to->ahead += sign * x->ahead;
+    to->ends += sign * x->ends;
+    to->endNs += sign * x->endNs;
+    to->runQueries += sign * x->runQueries;
+}
+
 /* The side's relaunch figures and its preemptions, quits and launches
  * (run[3]), its ranks' summed. */
 static void side_stats(side *s, pcclSliceStats_t *sum, uint64_t run[3])
@@ -318,16 +334,7 @@ static void side_stats(side *s, pcclSliceStats_t *sum, uint64_t run[3])
         PC(pcclCommGetStats(s->comm[q], &st));
         run[0] += st.preemptions, run[1] += st.quits, run[2] += st.launches;
         PC(pcclCommGetSliceStats(s->comm[q], &e));
-        sum->relaunches += e.relaunches;
-        sum->blockIdleNs += e.blockIdleNs;
-        sum->deadNs += e.deadNs;
-        sum->refillNs += e.refillNs;
-        sum->gapNs += e.gapNs;
-        sum->launchNs += e.launchNs;
-        sum->ahead += e.ahead;
-        sum->ends += e.ends;
-        sum->endNs += e.endNs;
-        sum->runQueries += e.runQueries;
+        slice_add(sum, &e, 1);
     }
 }
 
@@ -338,16 +345,8 @@ static void side_close(side *s)
     uint64_t run[3];
     side_stats(s, &e, run);
     for (int k = 0; k < 3; k++) s->runs[k] += run[k] - s->run0[k];
-    s->acc.relaunches += e.relaunches - s->sl.relaunches;
-    s->acc.blockIdleNs += e.blockIdleNs - s->sl.blockIdleNs;
-    s->acc.deadNs += e.deadNs - s->sl.deadNs;
-    s->acc.refillNs += e.refillNs - s->sl.refillNs;
-    s->acc.gapNs += e.gapNs - s->sl.gapNs;
-    s->acc.launchNs += e.launchNs - s->sl.launchNs;
-    s->acc.ahead += e.ahead - s->sl.ahead;
-    s->acc.ends += e.ends - s->sl.ends;
-    s->acc.endNs += e.endNs - s->sl.endNs;
-    s->acc.runQueries += e.runQueries - s->sl.runQueries;
+    slice_add(&s->acc, &e, 1);
+    slice_add(&s->acc, &s->sl, (uint64_t)-1);
     for (int q = 0; q < nranks; q++) {
         for (int j = 0; j < depth; j++) {
             PC(pcclMemFree(s->comm[q], s->send[q][j]));
