@@ -46,8 +46,8 @@ static void comm_free(pcclComm_t c)
     if (c->failed) pccl_forget_arenas(c);
     /* every invocation completed by now, unless the communicator failed or was aborted */
     if (c->boot) pccl_boot_leave(c->boot, !c->failed, c->failed || c->aborted ? 0 : c->submitted);
-    if (c->mapped_next) c->be->unimport_arena(c, c->mapped_next);
-    if (c->mapped_prev && c->mapped_prev != c->mapped_next) c->be->unimport_arena(c, c->mapped_prev);
+    for (int k = 1; k < c->nranks; k++)
+        if (c->mapped[k]) c->be->unimport_arena(c, c->mapped[k]);
     pccl_trace_close(c);
     pccl_slice_log_close(c);
     if (c->be) c->be->close(c);
@@ -165,16 +165,34 @@ static pcclResult_t comm_start(pcclComm_t c)
     return pcclSuccess;
 }
 
-/* Ring neighbours' arenas, once every rank of the group exists. */
+/* Whether a rank maps rank + k's arena: its ring neighbours', and every
+ * peer's where PCCL_ALGO asks for the mesh (ONESHOT, TWOSHOT: 2 to
+ * PCCL_MESH_MAX_RANKS ranks).  Only then: peer access to every GPU is
+ * more than a ring needs (a PCIe host may lack it between some pairs).
+ * The knob is the same on every rank (pccl_shapes_agree), so all map alike. */
+static int maps_peer(const pcclComm_t c, int k)
+{
+    int n = c->nranks, mesh = (c->algo == PCCL_ALGO_ONESHOT || c->algo == PCCL_ALGO_TWOSHOT) &&
+                                  n <= PCCL_MESH_MAX_RANKS;
+    return k == 1 || k == n - 1 || mesh;
+}
+
+/* The peers' arenas (ring neighbours', the mesh's), once every rank of the
+ * group exists. */
 static pcclResult_t wire_group(pccl_group *g, int r)
 {
     pcclComm_t c = g->comms[r];
     int n = g->n;
-    pcclComm_t next = g->comms[(r + 1) % n], prev = g->comms[(r + n - 1) % n];
     pcclResult_t e;
-    if ((e = c->be->enable_peer(c, next->dev)) || (e = c->be->enable_peer(c, prev->dev))) return e;
-    c->G.next_arena = next->G.arena;
-    c->G.prev_arena = prev->G.arena;
+    if (n == 1 && (e = c->be->enable_peer(c, c->dev))) return e;
+    for (int k = 1; k < n; k++) {
+        if (!maps_peer(c, k)) continue;
+        pcclComm_t p = g->comms[(r + k) % n];
+        if ((e = c->be->enable_peer(c, p->dev))) return e;
+        if (n <= PCCL_MESH_MAX_RANKS) c->G.peer[k] = p->G.arena;
+    }
+    c->G.next_arena = g->comms[(r + 1) % n]->G.arena;
+    c->G.prev_arena = g->comms[(r + n - 1) % n]->G.arena;
     return pcclSuccess;
 }
 
@@ -240,8 +258,8 @@ pcclResult_t pcclGetUniqueId(pcclUniqueId *id)
     return pcclSuccess;
 }
 
-/* Ranks in separate processes: each maps its ring neighbours' arenas through
- * CUDA IPC handles published in the rendezvous file. */
+/* Ranks in separate processes: each maps its peers' arenas (maps_peer)
+ * through CUDA IPC handles published in the rendezvous file. */
 static pcclResult_t init_multiprocess(pcclComm_t *comm, int nranks, int rank, int dev, const pcclConfig_t *cfg,
                                       pccl_boot *boot)
 {
@@ -268,16 +286,16 @@ static pcclResult_t init_multiprocess(pcclComm_t *comm, int nranks, int rank, in
     if (!r) r = pccl_boot_publish(boot, h, mine);
     for (int i = 0; i < nranks; i++) shape[i] = pccl_boot_shape(boot, i);
     if (!r) r = pccl_shapes_agree(nranks, shape);
-    if (!r) r = c->be->import_arena(c, pccl_boot_handle(boot, next), &c->mapped_next);
-    if (!r && prev == next) c->mapped_prev = c->mapped_next;
-    else if (!r) r = c->be->import_arena(c, pccl_boot_handle(boot, prev), &c->mapped_prev);
-    /* Once every rank mapped its neighbours' arenas, the names can go:
+    for (int k = 1; k < nranks && !r; k++)
+        if (maps_peer(c, k)) r = c->be->import_arena(c, pccl_boot_handle(boot, (rank + k) % nranks), &c->mapped[k]);
+    /* Once every rank mapped its peers' arenas, the names can go:
      * from here on a killed rank leaves nothing in /dev/shm. */
     if (!r) r = pccl_boot_mapped(boot);
     if (!r && c->be->forget) c->be->forget(c, rank);
     if (!r) {
-        c->G.next_arena = c->mapped_next;
-        c->G.prev_arena = c->mapped_prev;
+        c->G.next_arena = c->mapped[1];
+        c->G.prev_arena = c->mapped[nranks - 1];
+        for (int k = 1; k < nranks && nranks <= PCCL_MESH_MAX_RANKS; k++) c->G.peer[k] = c->mapped[k];
         r = comm_start(c);
     }
     if (r) {

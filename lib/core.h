@@ -20,8 +20,10 @@
 #define PCCL_HD
 #endif
 #define PCCL_FN static inline PCCL_HD
-/* A rarely taken slow part, kept out of line so that its callers' hot code
- * stays small (on the GPU, registers: cut.h) */
+/* A rarely taken slow part, or one only some collectives take (the mesh's
+ * steps), kept out of line so that its callers' hot code stays small (on
+ * the GPU, registers: cut.h; inlined, the mesh's steps took the daemon's
+ * spills from 32 to 1244 bytes) */
 #ifdef __CUDACC__
 #define PCCL_COLD_FN static __noinline__ PCCL_HD
 #else
@@ -182,10 +184,18 @@ enum {
                           that reduce the same operands then agree to the bit (direct) */
     PCCL_KEEP = 128,   /* the received slot stays unfreed (no head posted) for a later
                           PCCL_GATHER step of the same loop */
-    PCCL_GATHER = 256  /* the result is every rank's operand reduced in rank order: ours
+    PCCL_GATHER = 256, /* the result is every rank's operand reduced in rank order: ours
                           (IN) and the n - 1 slots received by this loop's steps, kept
                           (the direct all-reduce on 3 or more ranks: pccl_job, prog.c) */
+    PCCL_MESH = 512    /* RECV and SEND reach every peer, each over a connector of its own
+                          (the mesh: ONESHOT, TWOSHOT), not the ring's neighbours.  RECV
+                          with IN: every rank's operand reduced in rank order, ours from
+                          the input; RECV without: each peer's slot to its own place in
+                          the output; SEND: the step's result to every peer, or, with
+                          chunk PCCL_CHUNK_PEER, the input's chunk q to peer q */
 };
+/* A mesh step's chunk that names, for each peer q, q's own chunk */
+#define PCCL_CHUNK_PEER 63
 /* Protocols: how a step's data and its readiness travel (pccl_coll.proto,
  * PCCL_PROTO: lib/tune.c picks one per collective where it is AUTO).  The
  * same values as pccl.h's, for the code that does not include it. */
@@ -201,7 +211,14 @@ enum {
 #define PCCL_ALGO_AUTO 0
 #define PCCL_ALGO_RING 1
 #define PCCL_ALGO_DIRECT 2
+#define PCCL_ALGO_ONESHOT 3
+#define PCCL_ALGO_TWOSHOT 4
 #endif
+/* The mesh (ONESHOT, TWOSHOT: lib/prog.c) runs on at most this many ranks:
+ * each maps every peer's arena and keeps n - 1 connectors a lane (the
+ * ring's for offset k = 1, and one for each offset k = 2 .. n - 1, lane by
+ * lane: pccl_mesh_conn). */
+#define PCCL_MESH_MAX_RANKS 8
 /* The direct all-reduce runs on at most this many ranks (lib/tune.c): each
  * receives n - 1 whole inputs, and keeps them in n - 1 slots of its ring. */
 #define PCCL_DIRECT_MAX_RANKS 8
@@ -222,7 +239,7 @@ typedef struct {
     uint8_t dyn;          /* groups past the first `used` are claimed at run time */
     uint8_t claimer;      /* this rank claims them for every rank (see pccl_claim) */
     uint8_t proto;        /* PCCL_PROTO_SIMPLE or _LL: the layout of its connectors' slots */
-    uint8_t algo;         /* PCCL_ALGO_RING or _DIRECT (lib/prog.c) */
+    uint8_t algo;         /* PCCL_ALGO_RING, _DIRECT, _ONESHOT or _TWOSHOT (lib/prog.c) */
     uint8_t first;        /* the first block that runs it: first .. first+used-1 (pccl_first_block) */
     uint8_t placed;       /* PCCL_SPREAD=2: each invocation placed on a group of blocks (scheduler.h, pccl_hand_on) */
     uint8_t pad[2];
@@ -235,7 +252,8 @@ typedef struct {
      * leader alone while the block waits for its job. */
     uint64_t loops;       /* pccl_total_loops                               */
     uint64_t slot;        /* pccl_slot_bytes: one connector slot            */
-    uint64_t stride;      /* pccl_conn_stride: one lane's connectors        */
+    uint64_t stride;      /* one lane's connectors: region x (n - 1) on the mesh, else region */
+    uint64_t region;      /* pccl_conn_stride: one connector (a peer's, on the mesh) */
     uint16_t steps[PCCL_MAX_STEPS + 1];
 } pccl_coll;
 /* pccl_coll_load copies it in 8-byte words */
@@ -511,6 +529,9 @@ typedef struct {
     char *arena;             /* my connectors                       */
     char *next_arena;        /* the next rank's, mapped (peer memory) */
     char *prev_arena;        /* the previous rank's, mapped         */
+    /* rank + k's, k = 1 .. n - 1, on up to PCCL_MESH_MAX_RANKS ranks (the
+     * mesh's peers: peer[1] is next_arena, peer[n - 1] prev_arena); else NULL */
+    char *peer[PCCL_MESH_MAX_RANKS];
     /* pinned host memory */
     pccl_pinned_hdr *hdr;
     uint64_t *cq;            /* [depth]                             */
@@ -641,7 +662,12 @@ PCCL_FN uint16_t pccl_float_to_bf16(float f)
  * (chunk_elems is), so every loop starts aligned for wide loads. */
 /* The ring all-reduce cuts each loop into nranks chunks; every other
  * collective and algorithm moves a loop as one chunk. */
-PCCL_FN int pccl_split_loop(const pccl_coll *c) { return c->type == 0 && c->algo != PCCL_ALGO_DIRECT; }
+PCCL_FN int pccl_split_loop(const pccl_coll *c)
+{
+    return c->type == 0 && (c->algo == PCCL_ALGO_RING || c->algo == PCCL_ALGO_TWOSHOT);
+}
+/* Whether its connectors reach every peer (the mesh) */
+PCCL_FN int pccl_mesh(const pccl_coll *c) { return c->algo == PCCL_ALGO_ONESHOT || c->algo == PCCL_ALGO_TWOSHOT; }
 
 PCCL_FN uint64_t pccl_loop_span(const pccl_coll *c)
 {
@@ -754,7 +780,8 @@ PCCL_FN void pccl_coll_derive(pccl_coll *c, int slots)
 {
     c->loops = pccl_total_loops(c);
     c->slot = pccl_slot_bytes(c);
-    c->stride = pccl_conn_stride(c, slots);
+    c->region = pccl_conn_stride(c, slots);
+    c->stride = c->region * (pccl_mesh(c) ? (uint64_t)c->nranks - 1 : 1);
 }
 /* A collective's static context into a block's copy (scheduler.h,
  * pccl_pick): its fields and its first 16 steps' codes (every program of up

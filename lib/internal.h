@@ -98,12 +98,12 @@ struct pcclComm {
     size_t arena_bytes, arena_used;
     long chunk_bytes;
     int proto;                  /* PCCL_PROTO: PCCL_PROTO_AUTO, _SIMPLE or _LL (core.h) */
-    int algo;                   /* PCCL_ALGO: PCCL_ALGO_AUTO, _RING or _DIRECT */
+    int algo;                   /* PCCL_ALGO: PCCL_ALGO_AUTO, _RING, _DIRECT, _ONESHOT or _TWOSHOT */
     pccl_group *group;
     int group_slot;
     int multiprocess;           /* peers' arenas mapped through CUDA IPC */
     pccl_boot *boot;            /* the rendezvous file, kept for destroy */
-    char *mapped_next, *mapped_prev;
+    char *mapped[PCCL_MAX_RANKS]; /* rank + k's arena, mapped (k = 1, n - 1, and on the mesh every k) */
 
     pthread_mutex_t mu;
     pthread_cond_t cv;

@@ -48,8 +48,9 @@ static const knob_def knobs[K_N] = {
     [K_SLICE_GAP_US] = {"PCCL_SLICE_GAP_US", 20, 0, 0, 1000000},
     /* auto (lib/tune.c's table), simple or ll: names or 0, 1, 2 */
     [K_PROTO] = {"PCCL_PROTO", PCCL_PROTO_AUTO, PCCL_PROTO_AUTO, PCCL_PROTO_AUTO, PCCL_PROTO_LL},
-    /* auto, ring or direct (where direct applies: all-reduce on 2 ranks) */
-    [K_ALGO] = {"PCCL_ALGO", PCCL_ALGO_AUTO, PCCL_ALGO_AUTO, PCCL_ALGO_AUTO, PCCL_ALGO_DIRECT},
+    /* auto, ring, direct, oneshot or twoshot (the last three where they
+     * apply: all-reduce on 2-8 ranks, lib/tune.c) */
+    [K_ALGO] = {"PCCL_ALGO", PCCL_ALGO_AUTO, PCCL_ALGO_AUTO, PCCL_ALGO_AUTO, PCCL_ALGO_TWOSHOT},
     [K_TRACE_LAT] = {"PCCL_TRACE_LAT", 0, 0, 0, 1},
     /* a sleeping waiter's wake-up costs several us; on the host backend
      * the emulated GPUs need the cores a spinning waiter would take */
@@ -117,7 +118,7 @@ static const knob_def knobs[K_N] = {
 /* Knobs whose values have names: the name's index is the value. */
 static const char *const order_names[] = {"fifo", "priority", NULL};
 static const char *const proto_names[] = {"auto", "simple", "ll", NULL};
-static const char *const algo_names[] = {"auto", "ring", "direct", NULL};
+static const char *const algo_names[] = {"auto", "ring", "direct", "oneshot", "twoshot", NULL};
 
 static int named(const char *const *names, const char *e, long *v)
 {
@@ -278,7 +279,7 @@ static const char *shape_value(int knob, int64_t v, char *buf, size_t n)
 {
     if (knob == 0) return v ? "host" : "gpu";
     if (knob == 7 && v >= 0 && v <= 2) return proto_names[v];
-    if (knob == 8 && v >= 0 && v <= 2) return algo_names[v];
+    if (knob == 8 && v >= 0 && v <= PCCL_ALGO_TWOSHOT) return algo_names[v];
     snprintf(buf, n, "%lld", (long long)v);
     return buf;
 }

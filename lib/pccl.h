@@ -81,10 +81,15 @@ typedef enum { PCCL_ORDER_DEFAULT = -1, PCCL_ORDER_FIFO = 0, PCCL_ORDER_PRIORITY
 /* Algorithms (pcclConfig_t.algo, PCCL_ALGO): AUTO picks by size and rank
  * count; RING; DIRECT (all-reduce on 2-8 ranks, at most PCCL_SLOTS + 1:
  * every input reaches every rank, which reduces all in rank order; one hop
- * on 2 ranks, n - 1 on more; elsewhere the ring). */
+ * on 2 ranks, n - 1 on more; elsewhere the ring); ONESHOT and TWOSHOT
+ * (all-reduce on 2-8 ranks, over connectors to every peer: each rank's
+ * input goes to every other in one hop and each reduces all n; or a
+ * reduce-scatter in one hop, then an all-gather in one). */
 #define PCCL_ALGO_AUTO 0
 #define PCCL_ALGO_RING 1
 #define PCCL_ALGO_DIRECT 2
+#define PCCL_ALGO_ONESHOT 3
+#define PCCL_ALGO_TWOSHOT 4
 
 typedef struct pcclComm *pcclComm_t;
 
@@ -135,7 +140,7 @@ typedef struct {
     long sliceGapUs;      /* PCCL_SLICE_GAP_US     the GPU stays free this long after a slice
                                                    before the relaunch (a waiting call's chance) */
     int proto;            /* PCCL_PROTO            PCCL_PROTO_AUTO (by size and ranks), _SIMPLE, _LL */
-    int algo;             /* PCCL_ALGO             PCCL_ALGO_AUTO (by size and ranks), _RING, _DIRECT */
+    int algo;             /* PCCL_ALGO             PCCL_ALGO_AUTO (by size and ranks), _RING, _DIRECT, _ONESHOT, _TWOSHOT */
     int traceLat;         /* PCCL_TRACE_LAT        1: stamp each invocation's hops; destroy prints the
                                                    medians per collective shape to stderr */
     long waitSpinUs;      /* PCCL_WAIT_SPIN_US     pcclWait/pcclWaitRun spin this long on the completion

@@ -1,6 +1,7 @@
 /* Collectives as data: the ring algorithm of each collective, written as the
  * program of primitives one rank runs per loop over the data (NCCL's ring,
- * expressed with the step flags of core.h), each step marked with the
+ * expressed with the step flags of core.h; for the all-reduce also the
+ * direct one, and the mesh's one-shot and two-shot), each step marked with the
  * protocol its connectors speak (c->proto: Simple, or PCCL_LL).  The daemon
  * only interprets these programs; it knows no collective by name. */
 #include "core.h"
@@ -11,6 +12,21 @@ static int all_reduce(pccl_coll *c, int n, int r)
 {
     int k = 0;
     if (n == 1) { c->steps[k++] = PCCL_STEP(PCCL_IN | PCCL_OUT | PCCL_POSTDIV, 0); return k; }
+    if (c->algo == PCCL_ALGO_ONESHOT) { /* our loop to every peer; then all n reduced in rank order */
+        c->steps[k++] = PCCL_STEP(PCCL_MESH | PCCL_IN | PCCL_SEND, 0);
+        c->steps[k++] = PCCL_STEP(PCCL_MESH | PCCL_RECV | PCCL_IN | PCCL_OUT | PCCL_POSTDIV, 0);
+        return k;
+    }
+    if (c->algo == PCCL_ALGO_TWOSHOT) {
+        /* a reduce-scatter in one hop (chunk q of our loop to peer q; chunk
+         * r of every rank's reduced here in rank order, the same bits on
+         * every rank), then an all-gather in one (chunk r to every peer,
+         * chunk q from peer q) */
+        c->steps[k++] = PCCL_STEP(PCCL_MESH | PCCL_IN | PCCL_SEND, PCCL_CHUNK_PEER);
+        c->steps[k++] = PCCL_STEP(PCCL_MESH | PCCL_RECV | PCCL_IN | PCCL_OUT | PCCL_SEND | PCCL_POSTDIV, r);
+        c->steps[k++] = PCCL_STEP(PCCL_MESH | PCCL_RECV | PCCL_OUT, PCCL_CHUNK_PEER);
+        return k;
+    }
     if (c->algo == PCCL_ALGO_DIRECT) { /* the whole loop around the ring (an all-gather), then reduce */
         c->steps[k++] = PCCL_STEP(PCCL_IN | PCCL_SEND, 0);
         if (n == 2) {

@@ -78,7 +78,8 @@ static void set_groups(pccl_coll *d, pcclComm_t c)
 {
     d->ngroups = pccl_groups(d);
     d->used = pccl_used_blocks(d, c->G.k.blocks);
-    d->dyn = c->G.k.dynamic && d->ngroups > d->used && d->proto != PCCL_PROTO_LL;
+    /* claims travel in the ring's slot headers (pccl_claim): not on the mesh */
+    d->dyn = c->G.k.dynamic && d->ngroups > d->used && d->proto != PCCL_PROTO_LL && !pccl_mesh(d);
 }
 
 /* ---- registration ----------------------------------------------------------- */
@@ -173,6 +174,9 @@ static pcclResult_t reg(pcclComm_t c, int type, size_t count, pcclDataType_t dt,
      * slots until its last step; loops interleaved would keep ilv (n - 1), more
      * than a ring's slots hold (tune.c picks it where n - 1 fit). */
     if (d.algo == PCCL_ALGO_DIRECT && c->nranks > 2) d.ilv = 1;
+    /* The mesh's loops one at a time: the two-shot's first step sends a slot
+     * to every peer, its second one more before the first is freed. */
+    if (pccl_mesh(&d)) d.ilv = 1;
     set_groups(&d, c);
     if (!d.dyn && nl > kb) { /* dealt: as evenly as the loops allow (claimed groups even out at run time) */
         d.ilv = (uint32_t)balanced_ilv(nl, d.ilv, kb);

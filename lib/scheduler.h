@@ -44,25 +44,46 @@ typedef struct {
     int32_t swap; /* PCCL_SWAP: op(input, received) */
     uint32_t flag_in, flag_out;
     const uint32_t *abort;
-    /* PCCL_GATHER (g_n ranks, else 0): the operands are ours (b) and the
-     * g_n - 1 slots this loop received, kept in our ring (g_ring, g_slots
-     * slots of g_slot bytes), the last in the slot of recv step g_cur */
-    int32_t g_n, g_r, g_slots;
-    uint64_t g_slot, g_cur;
-    const char *g_ring;
+    /* A step over several slots (m_kind; 0: the one-slot job above):
+     * PCCL_JOB_REDUCE (PCCL_GATHER, a mesh step's RECV with IN): m_n
+     * operands reduced in rank order, operand m_me the input (b), every
+     * other a slot, m_src[q] (LL: with flag m_flag[q]), into d0 and the m_nd
+     * send slots m_dst[i] (LL: flag_out); PCCL_JOB_SEND (a mesh step's SEND
+     * alone): m_n copies of m_cnt[i] elements from m_src[i], a chunk of the
+     * input, to the send slot m_dst[i]; PCCL_JOB_RECV (a mesh step's RECV
+     * alone): m_n copies from the received slot m_src[i] to m_dst[i], a
+     * chunk of the output. */
+    int32_t m_kind, m_n, m_nd, m_me;
+    const char *m_src[PCCL_MESH_MAX_RANKS];
+    char *m_dst[PCCL_MESH_MAX_RANKS];
+    uint64_t m_cnt[PCCL_MESH_MAX_RANKS];
+    uint32_t m_flag[PCCL_MESH_MAX_RANKS];
 } pccl_job;
+enum { PCCL_JOB_ONE, PCCL_JOB_REDUCE, PCCL_JOB_SEND, PCCL_JOB_RECV };
+/* The direct all-reduce keeps its n - 1 slots in one ring: */
+#if PCCL_DIRECT_MAX_RANKS > PCCL_MESH_MAX_RANKS
+#error "a job's operands: PCCL_DIRECT_MAX_RANKS past PCCL_MESH_MAX_RANKS"
+#endif
 
-/* PCCL_GATHER: the recv step whose slot holds rank q's operand (q != g_r).
- * Rank r - s's arrived at the loop's step s, s = 1 .. n - 1 in turn: the
- * last, s = n - 1, is rank r + 1's at g_cur. */
-PCCL_FN uint64_t pccl_gather_step(const pccl_job *j, int q)
+/* Pair i of a PCCL_JOB_SEND or _RECV job as a one-slot job of its own
+ * (the fields a one-slot primitive reads: on the GPU each mover thread
+ * builds it, and the operand arrays would be dead weight). */
+PCCL_FN void pccl_job_pair(const pccl_job *j, int i, pccl_job *p)
 {
-    int s = ((j->g_r - q) % j->g_n + j->g_n) % j->g_n;
-    return j->g_cur - (uint64_t)(j->g_n - 1 - s);
-}
-PCCL_FN const char *pccl_gather_slot(const pccl_job *j, uint64_t t)
-{
-    return j->g_ring + pccl_slot_of(t, j->g_slots) * j->g_slot;
+    p->m_kind = PCCL_JOB_ONE;
+    p->dtype = j->dtype;
+    p->op = j->op;
+    p->ll = j->ll;
+    p->flag_in = j->flag_in;
+    p->flag_out = j->flag_out;
+    p->abort = j->abort;
+    p->n = j->m_cnt[i];
+    p->a = j->m_kind == PCCL_JOB_RECV ? j->m_src[i] : NULL;
+    p->b = j->m_kind == PCCL_JOB_SEND ? j->m_src[i] : NULL;
+    p->d0 = j->m_kind == PCCL_JOB_RECV ? j->m_dst[i] : NULL;
+    p->d1 = j->m_kind == PCCL_JOB_SEND ? j->m_dst[i] : NULL;
+    p->swap = 0;
+    p->div = 0;
 }
 
 enum { PCCL_CMD_RUN, PCCL_CMD_QUIT };
@@ -107,6 +128,7 @@ typedef struct {
     uint64_t cut_at;               /* a cut check before this finds nothing to do (cut.h) */
     uint64_t follow_gap;           /* the others: their looks at block 0's decision are this far apart (0: not yet due) */
     uint64_t pend_tail, pend_head; /* a step's counters not yet posted (0: none) */
+    int32_t pend_mesh;             /* ... to every peer (a PCCL_MESH step) */
     uint64_t pend_hdr;             /* and the header of the slot it sent */
     pccl_ctx act;     /* the active context slot */
     /* The active collective's static context, copied when a pick changes
@@ -355,6 +377,37 @@ PCCL_FN char *pccl_conn(char *arena, const pccl_coll *c, const pccl_gpu *G, uint
     return arena + c->conn_off + (size_t)lane * c->stride;
 }
 
+/* The mesh's connector of offset k (1 .. n - 1) of a lane, in an arena: in
+ * ours, where rank r - k sends to us (its tail) and where rank r + k frees
+ * what we sent it (its head); in rank r + k's (peer[k]), where we send to
+ * it; in rank r - k's (peer[n - k]), where we free what it sent.  Offset 1's
+ * is where the ring's would be. */
+PCCL_FN char *pccl_mesh_conn(char *arena, const pccl_coll *c, const pccl_gpu *G, uint32_t lane, int k)
+{
+    return pccl_conn(arena, c, G, lane) + (size_t)(k - 1) * c->region;
+}
+
+/* A mesh step's look: every peer's input there (RECV), every send slot
+ * free (SEND).  The step counters are every connector's: each step of a
+ * mesh program uses each of its connectors once. */
+PCCL_COLD_FN int pccl_mesh_ready(const pccl_blk *S, const pccl_gpu *G, int f)
+{
+    const pccl_coll *c = &S->ac;
+    int slots = G->k.slots;
+    for (int k = 1; k < G->nranks; k++) {
+        char *mine = pccl_mesh_conn(G->arena, c, G, S->lane, k);
+        if ((f & PCCL_RECV) &&
+            (!(f & PCCL_LL) ? pccl_ld_acq((const uint64_t *)(mine + PCCL_CONN_TAIL)) <= S->act.recv_step
+                            : !pccl_ll_arrived(mine + pccl_conn_ring(slots) + pccl_slot_of(S->act.recv_step, slots) * c->slot,
+                                               S->act.recv_step)))
+            return 0;
+        if ((f & PCCL_SEND) &&
+            S->act.send_step - pccl_ld_acq((const uint64_t *)(mine + PCCL_CONN_HEAD)) >= (uint64_t)slots)
+            return 0;
+    }
+    return 1;
+}
+
 /* One look at the step's connectors: is its input there (RECV) and its
  * send slot free (SEND)? */
 PCCL_FN int pccl_ready(const pccl_blk *S, const pccl_gpu *G, int b)
@@ -368,6 +421,7 @@ PCCL_FN int pccl_ready(const pccl_blk *S, const pccl_gpu *G, int b)
     if (S->act.gated &&
         pccl_ld_acq(&G->gate[(size_t)S->cur * PCCL_GATE_SLOTS + S->act.inv % PCCL_GATE_SLOTS]) < S->act.inv)
         return 0;
+    if (f & PCCL_MESH) return pccl_mesh_ready(S, G, f);
     if (f & PCCL_RECV) {
         if (!(f & PCCL_LL) ? pccl_ld_acq((const uint64_t *)(mine + PCCL_CONN_TAIL)) <= S->act.recv_step
                            : !pccl_ll_arrived(mine + pccl_conn_ring(G->k.slots) +
@@ -379,6 +433,65 @@ PCCL_FN int pccl_ready(const pccl_blk *S, const pccl_gpu *G, int b)
         S->act.send_step - pccl_ld_acq((const uint64_t *)(mine + PCCL_CONN_HEAD)) >= (uint64_t)G->k.slots)
         return 0;
     return 1;
+}
+
+/* PCCL_GATHER: every rank's operand, ours the input, the others' in the
+ * slots this loop received and kept: rank r - s's arrived at the loop's
+ * step s, s = 1 .. n - 1 in turn, the last (rank r + 1's) at the current
+ * recv step. */
+PCCL_COLD_FN void pccl_fill_gather(const pccl_blk *S, const pccl_gpu *G, pccl_job *j, const char *ring)
+{
+    const pccl_coll *c = &S->ac;
+    int n = c->nranks, r = c->rank;
+    j->m_kind = PCCL_JOB_REDUCE;
+    j->m_n = n;
+    j->m_me = r;
+    j->m_nd = 0;
+    for (int q = 0; q < n; q++) {
+        if (q == r) continue;
+        uint64_t t = S->act.recv_step - (uint64_t)(n - 1 - (r - q + n) % n);
+        j->m_src[q] = ring + pccl_slot_of(t, G->k.slots) * c->slot;
+        j->m_flag[q] = pccl_ll_flag(t);
+    }
+}
+
+/* A mesh step (PCCL_MESH): its slots, one per peer.  Rank r + k's slot is
+ * in our connector of offset k to it; what rank q = r - k sent us, in ours
+ * of offset k from it.  With chunk PCCL_CHUNK_PEER the step moves chunk q
+ * of the loop to (SEND) or from (RECV) peer q; else the one-slot fields
+ * pccl_fill set hold the step's own chunk, which goes to every peer (SEND)
+ * or is reduced with every peer's (RECV with IN). */
+PCCL_COLD_FN void pccl_fill_mesh(const pccl_blk *S, const pccl_gpu *G, pccl_job *j, int f, int chunk)
+{
+    const pccl_coll *c = &S->ac;
+    int n = c->nranks, r = c->rank, slots = G->k.slots;
+    uint64_t loop = S->act.group * c->ilv + S->act.loop, in_off = 0, out_off = 0, cnt = 0;
+    size_t ring = pccl_conn_ring(slots), rs = pccl_slot_of(S->act.recv_step, slots) * c->slot,
+           ss = pccl_slot_of(S->act.send_step, slots) * c->slot;
+    j->m_kind = (f & PCCL_RECV) ? ((f & PCCL_IN) ? PCCL_JOB_REDUCE : PCCL_JOB_RECV) : PCCL_JOB_SEND;
+    j->m_me = r;
+    j->m_n = j->m_kind == PCCL_JOB_REDUCE ? n : n - 1;
+    j->m_nd = (f & PCCL_SEND) ? n - 1 : 0;
+    for (int k = 1; k < n; k++) {
+        int from = (r - k + n) % n, to = (r + k) % n, q = j->m_kind == PCCL_JOB_RECV ? from : to;
+        const char *in = pccl_mesh_conn(G->arena, c, G, S->lane, k) + ring + rs;
+        char *out = (f & PCCL_SEND) ? pccl_mesh_conn(G->peer[k], c, G, S->lane, k) + ring + ss : NULL;
+        if (chunk == PCCL_CHUNK_PEER) pccl_chunk(c, loop, q, &in_off, &out_off, &cnt);
+        if (j->m_kind == PCCL_JOB_REDUCE) {
+            j->m_src[from] = in;
+            j->m_flag[from] = j->flag_in;
+            j->m_dst[k - 1] = out;
+        } else if (j->m_kind == PCCL_JOB_RECV) { /* peer q's chunk into ours of the output */
+            j->m_src[k - 1] = in;
+            j->m_dst[k - 1] = (char *)S->act.recvbuf + out_off * c->esize;
+            j->m_cnt[k - 1] = cnt;
+        } else { /* the input's chunk for peer q (or the step's own, to all) */
+            j->m_src[k - 1] = chunk == PCCL_CHUNK_PEER ? (const char *)S->act.sendbuf + in_off * c->esize
+                                                       : (const char *)j->b;
+            j->m_dst[k - 1] = out;
+            j->m_cnt[k - 1] = chunk == PCCL_CHUNK_PEER ? cnt : j->n;
+        }
+    }
 }
 
 /* The job of the active step: operands, results, count. */
@@ -412,15 +525,9 @@ PCCL_FN void pccl_fill(const pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
     j->flag_in = pccl_ll_flag(S->act.recv_step);
     j->flag_out = pccl_ll_flag(S->act.send_step);
     j->abort = &G->hdr->ctl;
-    j->g_n = 0;
-    if (f & PCCL_GATHER) {
-        j->g_n = c->nranks;
-        j->g_r = c->rank;
-        j->g_slots = slots;
-        j->g_slot = slot;
-        j->g_cur = S->act.recv_step;
-        j->g_ring = mine + ring;
-    }
+    j->m_kind = PCCL_JOB_ONE;
+    if (f & PCCL_GATHER) pccl_fill_gather(S, G, j, mine + ring);
+    if (f & PCCL_MESH) pccl_fill_mesh(S, G, j, f, PCCL_STEP_CHUNK(s));
 }
 
 /* ---- a ring neighbour's wait ---------------------------------------------
@@ -501,11 +608,13 @@ PCCL_COLD_FN int pccl_had(const pccl_gpu *G, int32_t x, uint16_t inv)
 PCCL_COLD_FN int pccl_peer_waits(const pccl_blk *S, const pccl_gpu *G, int b)
 {
     if (G->nranks < 2) return 0;
-    char *peer[2] = {G->prev_arena, G->next_arena};
+    /* a mesh collective's every peer, a ring's two neighbours (one on 2 ranks) */
+    int mesh = pccl_mesh(&S->ac), np = mesh ? G->nranks - 1 : G->prev_arena == G->next_arena ? 1 : 2;
     uint64_t mine = (uint64_t)S->cur + 1, missing = 0; /* each 1 + an id, as posted */
-    for (int k = 0; k < 2 && (k == 0 || peer[1] != peer[0]); k++) {
-        if (!peer[k]) continue;
-        uint64_t v = pccl_ld_rlx(pccl_waits_word(peer[k], b));
+    for (int k = 0; k < np; k++) {
+        char *peer = mesh ? G->peer[k + 1] : k ? G->next_arena : G->prev_arena;
+        if (!peer) continue;
+        uint64_t v = pccl_ld_rlx(pccl_waits_word(peer, b));
         uint64_t theirs = PCCL_WAIT_ID1(v), lacks = PCCL_WAIT_LACKS1(v);
         if (!theirs || theirs == mine) continue;
         if (pccl_wait_before(theirs, PCCL_WAIT_INV(v), S)) { /* it waits for a lower one: run that, or say we cannot yet */
@@ -629,6 +738,7 @@ PCCL_FN int pccl_advance(pccl_blk *S, const pccl_gpu *G, int b)
             S->act.next = pccl_ld_acq((const uint64_t *)(pccl_conn(G->arena, c, G, S->lane) + PCCL_CONN_HDR +
                                                          pccl_slot_of(S->act.recv_step, G->k.slots) * 8));
     }
+    S->pend_mesh = (f & PCCL_MESH) != 0;
     if (f & PCCL_SEND) { /* LL: the data carried its flags, no tail to post */
         ++S->act.send_step;
         if (!(f & PCCL_LL)) {
@@ -663,6 +773,22 @@ PCCL_FN int pccl_advance(pccl_blk *S, const pccl_gpu *G, int b)
     return S->act.group < c->ngroups;
 }
 
+/* pccl_post for a mesh step: to every peer's connector (no claims on the
+ * mesh: no header). */
+PCCL_COLD_FN void pccl_post_mesh(pccl_blk *S, const pccl_gpu *G)
+{
+    const pccl_coll *c = &S->ac;
+    int n = G->nranks;
+    if (S->pend_tail) pccl_fence_rel();
+    for (int k = 1; k < n; k++) {
+        if (S->pend_tail)
+            pccl_st_post((uint64_t *)(pccl_mesh_conn(G->peer[k], c, G, S->lane, k) + PCCL_CONN_TAIL), S->pend_tail);
+        if (S->pend_head)
+            pccl_st_post((uint64_t *)(pccl_mesh_conn(G->peer[n - k], c, G, S->lane, k) + PCCL_CONN_HEAD), S->pend_head);
+    }
+    S->pend_tail = S->pend_head = 0;
+}
+
 /* Publishes the pending step: the slot's data before the tail that
  * announces it (one fence: the movers wrote the data), then the head that
  * frees the received slot.  A head alone (an LL step, whose data carries
@@ -674,6 +800,10 @@ PCCL_FN void pccl_post(pccl_blk *S, const pccl_gpu *G, int b)
 {
     if (!S->pend_tail && !S->pend_head) return;
     const pccl_coll *c = &S->ac;
+    if (S->pend_mesh) {
+        pccl_post_mesh(S, G);
+        return;
+    }
     char *next = pccl_conn(G->next_arena, c, G, S->lane);
     if (S->pend_tail && c->dyn)
         pccl_st_post((uint64_t *)(next + PCCL_CONN_HDR + pccl_slot_of(S->pend_tail - 1, G->k.slots) * 8), S->pend_hdr);

@@ -34,8 +34,8 @@ typedef struct {
     void *dev;     /* one allocation for the daemon's "device memory" */
     void *pinned;
     char *arena;
-    char *mapped[2];             /* peers' arenas mapped (import) */
-    size_t mapped_bytes[2];
+    char *mapped[PCCL_MAX_RANKS]; /* peers' arenas mapped (import): the ring's two, the mesh's n - 1 */
+    size_t mapped_bytes[PCCL_MAX_RANKS];
     /* PCCL_TEST_DRAIN_LOCKS=1: the device synchronization holds ctx_mu, which
      * a launch and the running query need, while it waits, as CUDA's lazy
      * module load holds the context lock while it waits for the GPU to drain
@@ -221,7 +221,8 @@ static pcclResult_t h_import(pcclComm_t c, const void *handle, char **mapped)
     int err = errno;
     close(fd);
     if (m == MAP_FAILED) return pccl_err(c, pcclSystemError, "mmap %s: %s", name, strerror(err));
-    int i = h->mapped[0] ? 1 : 0;
+    int i = 0;
+    while (h->mapped[i]) i++; /* a free slot: at most n - 1 < PCCL_MAX_RANKS peers are mapped */
     h->mapped[i] = m;
     h->mapped_bytes[i] = (size_t)st.st_size;
     *mapped = m;
@@ -231,7 +232,7 @@ static pcclResult_t h_import(pcclComm_t c, const void *handle, char **mapped)
 static void h_unimport(pcclComm_t c, char *mapped)
 {
     host_bk *h = c->bk;
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < PCCL_MAX_RANKS; i++)
         if (h->mapped[i] == mapped) {
             munmap(mapped, h->mapped_bytes[i]);
             h->mapped[i] = NULL;

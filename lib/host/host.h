@@ -40,7 +40,10 @@ void pccl_host_slow(int us); /* the test knobs' sleep (backend.c) */
 #define PCCL_POLL_PAUSE(i) sched_yield()
 #define PCCL_IDLE_PAUSE(i) sched_yield()
 #define PCCL_EXEC(job)                                                                                      \
-    ((job)->g_n ? pccl_host_gather_exec(job) : (job)->ll ? pccl_host_ll_exec(job) : pccl_host_exec(job),      \
+    ((job)->m_kind == PCCL_JOB_REDUCE ? pccl_host_reduce_exec(job)                                              \
+     : (job)->m_kind                  ? pccl_host_pairs_exec(job)                                               \
+     : (job)->ll                      ? pccl_host_ll_exec(job)                                                  \
+                                      : pccl_host_exec(job),                                                    \
      pccl_host_slow(pccl_host_test.block_us))
 #define PCCL_SM_ID() (-1)
 #define PCCL_LAUNCH_SLOW() pccl_host_slow(pccl_host_test.start_us)
@@ -49,7 +52,12 @@ void pccl_host_slow(int us); /* the test knobs' sleep (backend.c) */
 
 void pccl_host_exec(const pccl_job *j);
 void pccl_host_ll_exec(const pccl_job *j); /* the LL protocol's (proto_ll.c) */
-void pccl_host_gather_exec(const pccl_job *j); /* PCCL_GATHER's, either protocol (proto_ll.c) */
+/* Waits for an LL unit (its two lines); gives up, *ok = 0, once aborted (proto_ll.c) */
+uint64_t pccl_host_ll_recv(const uint64_t *line, uint32_t flag, const uint32_t *abort, int *ok);
+#define PCCL_HOST_PIECE 64 /* units an LL or multi-slot step handles at a time: 512 data bytes */
+/* Steps over several slots, either protocol (multi.c) */
+void pccl_host_reduce_exec(const pccl_job *j);
+void pccl_host_pairs_exec(const pccl_job *j);
 /* Emulated streams (stream.c): the backend's stream operations, the device
  * synchronization's wait for streams, and cleanup at close. */
 pcclResult_t pccl_host_stream_check(pcclComm_t c, void *stream);

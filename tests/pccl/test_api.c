@@ -395,7 +395,7 @@ static void test_bad_config(void)
     BAD(order, 2, pcclInvalidArgument, "PCCL_ORDER");
     BAD(proto, 3, pcclInvalidArgument, "PCCL_PROTO");
     BAD(proto, -2, pcclInvalidArgument, "PCCL_PROTO");
-    BAD(algo, 3, pcclInvalidArgument, "PCCL_ALGO");
+    BAD(algo, 5, pcclInvalidArgument, "PCCL_ALGO");
     BAD(chaos, 3, pcclInvalidArgument, "PCCL_CHAOS");
     BAD(maxColls, 0, pcclInvalidArgument, "PCCL_MAX_COLLS");
     BAD(queueDepth, 1, pcclInvalidArgument, "PCCL_QUEUE_DEPTH");
@@ -714,6 +714,9 @@ static void test_bad_env(void)
     env_case("PCCL_ALGO", "tree", pcclInvalidArgument);
     env_case("PCCL_ALGO", "direct", pcclSuccess);
     env_case("PCCL_ALGO", "ring", pcclSuccess);
+    env_case("PCCL_ALGO", "oneshot", pcclSuccess);
+    env_case("PCCL_ALGO", "twoshot", pcclSuccess);
+    env_case("PCCL_ALGO", "5", pcclInvalidArgument);
     env_case("PCCL_CHAOS", "1", pcclSuccess);
     env_case("PCCL_PROFILE", "2", pcclInvalidArgument);
     env_case("PCCL_INTERLEAVE", "64", pcclInvalidArgument);

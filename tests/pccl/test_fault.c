@@ -307,6 +307,32 @@ static void test_faults(void)
     pt_end();
 }
 
+/* The mesh (PCCL_ALGO=oneshot or twoshot: each rank maps every peer's
+ * arena, not its ring neighbours' alone) as processes: exact, in random
+ * orders with syncs and chaos; then faults, whose survivors shrink into a
+ * mesh of their own. */
+static void test_mesh(void)
+{
+    pt_begin("multiproc mesh", 600);
+    env_set();
+    pt_env k = pt_env_push("PCCL_ALGO", "twoshot");
+    run_clean("processes, two-shot", 4, ck_scaled(20, 4), 0, 0, 31);
+    run_clean("processes, two-shot, random order + syncs + chaos", 3, ck_scaled(20, 4), 1, 1, 32);
+    mp_stats st;
+    memset(&st, 0, sizeof st);
+    for (int i = 1; i <= (ck_quick() ? 2 : 4); i++) {
+        char why[1024];
+        int ok = mp_fault_case((uint64_t)(100 + i), PCCL_BACKEND_HOST, 3, 4, &st, why, sizeof why);
+        PT_CHECK(ok, "two-shot: %s", why);
+    }
+    pt_env_pop(k);
+    k = pt_env_push("PCCL_ALGO", "oneshot");
+    run_clean("processes, one-shot", 4, ck_scaled(20, 4), 0, 0, 33);
+    pt_env_pop(k);
+    env_restore();
+    pt_end();
+}
+
 int pt_register_multiproc(void)
 {
     CU_pSuite s = CU_add_suite("multiproc", NULL, NULL);
@@ -317,6 +343,7 @@ int pt_register_multiproc(void)
         !CU_add_test(s, "a starved peer (no CPU for longer than the timeout): no false alarm", test_starved_peer) ||
         !CU_add_test(s, "the starvation rule: a thread without a CPU at two looks", test_starvation_rule) ||
         !CU_add_test(s, "a peer that finished and left first: no false alarm, until one invocation more", test_early_leaver) ||
+        !CU_add_test(s, "the mesh (oneshot, twoshot) as processes: exact, chaos, faults", test_mesh) ||
         !CU_add_test(s, "pcclCommShrink from threads: exact", test_shrink_threads) ||
         !CU_add_test(s, "pcclCommShrink and fault queries: bad arguments", test_shrink_args))
         return -1;

@@ -54,6 +54,22 @@ static void test_tuner(void)
     CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_DIRECT, 0, 8, 4, 2), PCCL_ALGO_RING);
     for (int t = 1; t < pcclNumColls; t++)
         for (int n = 2; n <= 4; n++) CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_DIRECT, t, 8, n, 4), PCCL_ALGO_RING);
+    /* the mesh: all-reduce on 2-8 ranks, forced only, at any size and any
+     * count of slots; the ring elsewhere */
+    for (int m = PCCL_ALGO_ONESHOT; m <= PCCL_ALGO_TWOSHOT; m++) {
+        for (int n = 2; n <= 8; n++) {
+            CU_ASSERT_EQUAL(pccl_pick_algo(m, 0, 8, n, 2), m);
+            CU_ASSERT_EQUAL(pccl_pick_algo(m, 0, 1ull << 30, n, 4), m);
+            for (int t = 1; t < pcclNumColls; t++) CU_ASSERT_EQUAL(pccl_pick_algo(m, t, 8, n, 4), PCCL_ALGO_RING);
+        }
+        CU_ASSERT_EQUAL(pccl_pick_algo(m, 0, 8, 9, 64), PCCL_ALGO_RING);
+        CU_ASSERT_EQUAL(pccl_pick_algo(m, 0, 8, 1, 4), PCCL_ALGO_RING);
+    }
+    for (int n = 2; n <= 64; n *= 2)
+        for (uint64_t b = 8; b <= (1ull << 30); b *= 4) {
+            int a = pccl_pick_algo(PCCL_ALGO_AUTO, 0, b, n, 4);
+            CU_ASSERT(a != PCCL_ALGO_ONESHOT && a != PCCL_ALGO_TWOSHOT);
+        }
     CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_RING, 0, 8, 2, 4), PCCL_ALGO_RING);
     CU_ASSERT_EQUAL(pccl_pick_algo(PCCL_ALGO_RING, 0, 8, 4, 4), PCCL_ALGO_RING);
     /* blocks: one for small collectives on the GPU (up to 8 KiB, the direct
@@ -163,6 +179,55 @@ static void test_direct_n(void)
     pt_env_pop(k);
 }
 
+/* The mesh's all-reduce (every rank's input to every peer in one hop, or
+ * a reduce-scatter then an all-gather, each in one): both algorithms on 2,
+ * 3, 4, 5 and 8 ranks (8: the most, PCCL_MESH_MAX_RANKS), LL and Simple,
+ * one block and several, chunks of 256 bytes (many loops, every connector's
+ * slots reused; the two-shot's chunks of a short loop uneven), counts 0 to
+ * 1003 (the two-shot's empty chunks at 1 and 7); chaos mode in opposite
+ * orders; and 9 ranks, where the mesh does not apply, run the ring. */
+static void test_mesh(void)
+{
+    static const size_t c[] = {0, 1, 7, 1003};
+    static const char *const algo[] = {"oneshot", "twoshot"};
+    for (int a = 0; a < 2; a++) {
+        pt_env k = pt_env_push("PCCL_ALGO", algo[a]);
+        pt_correctness(2, 2, -1, PCCL_PROTO_LL, c, 4);
+        pt_correctness(3, 2, 256, PCCL_PROTO_LL, c, 4);
+        pt_correctness(4, 1, 256, PCCL_PROTO_SIMPLE, c, 4);
+        pt_correctness(5, 3, -1, PCCL_PROTO_SIMPLE, c + 2, 2);
+        pt_correctness(8, 2, 256, PCCL_PROTO_LL, c + 2, 2);
+        pt_chaos_matrix(4, 2, 256, -1, 1, PCCL_PROTO_LL, c + 2, 2, 1);
+        pt_chaos_matrix(3, 2, 256, -1, 1, PCCL_PROTO_SIMPLE, c + 2, 2, 1);
+        pt_env_pop(k);
+    }
+}
+
+/* Each algorithm runs its own program: one invocation of an all-reduce of
+ * one loop on 5 ranks takes 2 primitives on the mesh's one-shot, 3 on its
+ * two-shot, 5 on the direct one (a send, then n - 1 receives) and 9 on the
+ * ring (2 n - 1). */
+static void test_mesh_steps(void)
+{
+    static const struct { int algo, steps; } k[] = {
+        {PCCL_ALGO_ONESHOT, 2}, {PCCL_ALGO_TWOSHOT, 3}, {PCCL_ALGO_DIRECT, 5}, {PCCL_ALGO_RING, 9}};
+    for (int i = 0; i < 4; i++) {
+        pcclComm_t c[5];
+        pcclConfig_t cfg = pt_config(1, -1);
+        cfg.algo = k[i].algo;
+        if (pt_init(c, 5, &cfg)) return;
+        pcclStats_t before, after;
+        PT_OK(pcclCommGetBlockStats(c[0], 0, &before));
+        pt_case kc = {{pcclCollAllReduce, pcclInt32, pcclSum, 0, 16, 5}, 0, 0, 0};
+        pt_run_cases(c, 5, &kc, 1, 41, 1, 0);
+        PT_OK(pcclDeviceSynchronize(c[0]));
+        PT_OK(pcclCommGetBlockStats(c[0], 0, &after));
+        PT_CHECK(after.primitives - before.primitives == (uint64_t)k[i].steps, "algo %d: %llu primitives, not %d",
+                 k[i].algo, (unsigned long long)(after.primitives - before.primitives), k[i].steps);
+        pt_destroy(c, 5);
+    }
+}
+
 /* Every rank of an all-reduce gets the same bits, where the reduction of
  * the same operands in another order would not: max and min of NaN and a
  * number, and of -0 and +0 (x > y ? x : y keeps the second of equals and
@@ -202,6 +267,8 @@ static void test_same_bits(void)
         for (int n = 2; n <= 4; n++) {
             same_bits(n, PCCL_ALGO_DIRECT, (pcclRedOp_t)op);
             same_bits(n, PCCL_ALGO_RING, (pcclRedOp_t)op);
+            same_bits(n, PCCL_ALGO_ONESHOT, (pcclRedOp_t)op);
+            same_bits(n, PCCL_ALGO_TWOSHOT, (pcclRedOp_t)op);
         }
 }
 
@@ -237,6 +304,29 @@ static void ll_random(int G, int chaos, int iters)
     pt_env_pop(keep);
 }
 static void test_ll_random_3(void) { ll_random(3, -1, ck_scaled(60, 8)); }
+/* The mesh's all-reduces in random orders with syncs, chaos on: two-shot
+ * on 4 ranks, one-shot on 3 (PCCL_PROTO auto: LL at these sizes). */
+static void mesh_random(const char *algo, int G, uint64_t seed)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s, random order, chaos, %d gpus", algo, G);
+    pt_env keep = pt_env_push("PCCL_ALGO", algo);
+    pt_rand_opts o;
+    pt_rand_defaults(&o, name, G, ck_scaled(40, 6));
+    o.chaos = 1;
+    o.chunk = 256;
+    o.seed = seed;
+    pt_rand_stats st;
+    pt_begin(name, 300);
+    if (pt_random_order(&o, &st) == 0) PT_CHECK(st.preemptions > 0, "%s: never preempted", name);
+    pt_end();
+    pt_env_pop(keep);
+}
+static void test_mesh_random(void)
+{
+    mesh_random("twoshot", 4, 811);
+    mesh_random("oneshot", 3, 812);
+}
 static void test_ll_random_2_chaos(void) { ll_random(2, 1, ck_scaled(60, 8)); }
 
 int pt_register_proto(void)
@@ -251,11 +341,14 @@ int pt_register_proto(void)
         !CU_add_test(s, "Simple, 3 gpus, chunk 256, the same counts", test_simple_same_sizes) ||
         !CU_add_test(s, "direct all-reduce, 2 gpus, LL and Simple, chaos", test_direct) ||
         !CU_add_test(s, "direct all-reduce, 3-5 gpus, LL and Simple, fewest slots, chaos", test_direct_n) ||
+        !CU_add_test(s, "mesh all-reduce (oneshot, twoshot), 2-8 gpus, LL and Simple, chaos", test_mesh) ||
+        !CU_add_test(s, "all-reduce on 5 gpus: 2, 3, 5, 9 primitives (oneshot, twoshot, direct, ring)", test_mesh_steps) ||
         !CU_add_test(s, "all-reduce, 2-4 gpus: every rank the same bits (NaN, signed zeros, rounding)", test_same_bits) ||
         !CU_add_test(s, "LL, chaos, 3 gpus, 2 blocks", test_ll_chaos_3) ||
         !CU_add_test(s, "LL, chaos, 4 gpus, opposite orders", test_ll_chaos_4_opposite) ||
         !CU_add_test(s, "LL, random order, 3 gpus", test_ll_random_3) ||
-        !CU_add_test(s, "LL, random order, chaos, 2 gpus", test_ll_random_2_chaos))
+        !CU_add_test(s, "LL, random order, chaos, 2 gpus", test_ll_random_2_chaos) ||
+        !CU_add_test(s, "mesh all-reduce, random order, chaos, 3-4 gpus", test_mesh_random))
         return -1;
     return 0;
 }

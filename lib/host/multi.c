@@ -1,0 +1,69 @@
+/* Steps over several slots on the host backend (scheduler.h's pccl_job,
+ * m_kind): the twin of lib/gpu/multi.cuh. */
+#include "host.h"
+
+/* PCCL_JOB_REDUCE: piece by piece, the n ranks' operands in rank order,
+ * ours from the input, the others' from their slots (LL lines waited for
+ * with their slot's flag, Simple slots read as they are), each folded into
+ * the running result by the Simple primitive's arithmetic as op(result,
+ * operand), avg's division with the last; the result to the output and to
+ * every send slot (LL: an empty step still sends its one flagged unit). */
+void pccl_host_reduce_exec(const pccl_job *j)
+{
+    const int es = pccl_type_size(j->dtype), per = 8 / es;
+    const uint64_t units = j->ll && j->m_nd ? pccl_ll_units(j->n, es) : j->n ? pccl_ll_units(j->n, es) : 0;
+    uint64_t in[PCCL_HOST_PIECE], acc[PCCL_HOST_PIECE];
+    int ok = 1;
+    for (uint64_t u0 = 0; u0 < units && ok; u0 += PCCL_HOST_PIECE) {
+        uint64_t m = units - u0 < PCCL_HOST_PIECE ? units - u0 : PCCL_HOST_PIECE, e0 = u0 * (uint64_t)per;
+        uint64_t ne = j->n <= e0 ? 0 : j->n - e0 < m * (uint64_t)per ? j->n - e0 : m * (uint64_t)per;
+        memset(acc, 0, sizeof acc); /* a partial unit's tail travels as zeros */
+        for (int q = 0; q < j->m_n && ok; q++) {
+            uint64_t *dst = q == 0 ? acc : in;
+            if (q == j->m_me) {
+                memcpy(dst, (const char *)j->b + e0 * (uint64_t)es, ne * (uint64_t)es);
+            } else {
+                const uint64_t *slot = (const uint64_t *)j->m_src[q];
+                for (uint64_t k = 0; k < m && ok; k++)
+                    dst[k] = j->ll ? pccl_host_ll_recv(slot + 2 * (u0 + k), j->m_flag[q], j->abort, &ok)
+                                   : pccl_ll_ld(slot + u0 + k);
+            }
+            if (q == 0 || !ok) continue;
+            pccl_job p = *j; /* acc = op(acc, in), elementwise in place */
+            p.m_kind = PCCL_JOB_ONE;
+            p.a = in;
+            p.b = acc;
+            p.d0 = acc;
+            p.d1 = NULL;
+            p.swap = 1;
+            p.n = ne;
+            p.div = q == j->m_n - 1 ? j->div : 0;
+            pccl_host_exec(&p);
+        }
+        if (!ok) break;
+        if (j->d0) memcpy((char *)j->d0 + e0 * (uint64_t)es, acc, ne * (uint64_t)es);
+        for (int i = 0; i < j->m_nd; i++) {
+            uint64_t *d = (uint64_t *)j->m_dst[i];
+            for (uint64_t k = 0; k < m; k++) {
+                if (!j->ll) {
+                    pccl_ll_st(d + u0 + k, acc[k]);
+                    continue;
+                }
+                pccl_ll_st(d + 2 * (u0 + k), pccl_ll_line((uint32_t)acc[k], j->flag_out));
+                pccl_ll_st(d + 2 * (u0 + k) + 1, pccl_ll_line((uint32_t)(acc[k] >> 32), j->flag_out));
+            }
+        }
+    }
+}
+
+/* PCCL_JOB_SEND, PCCL_JOB_RECV: each copy by the one-slot primitive of the
+ * step's protocol. */
+void pccl_host_pairs_exec(const pccl_job *j)
+{
+    for (int i = 0; i < j->m_n; i++) {
+        pccl_job p = {0};
+        pccl_job_pair(j, i, &p);
+        if (p.ll) pccl_host_ll_exec(&p);
+        else pccl_host_exec(&p);
+    }
+}
