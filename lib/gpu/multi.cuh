@@ -8,15 +8,20 @@
 /* PCCL_JOB_REDUCE: each unit (8 data bytes) of the result is the n ranks'
  * units reduced in rank order, ours from the input, the others' from their
  * slots: LL's lines waited for with their slot's flag, Simple's read around
- * L1.  The loads of PCCL_GATHER_BATCH operands go out before the first is
- * reduced: one memory latency a unit on up to 4 ranks, not n - 1 (all 8 at
- * once spilled them: 128 bytes a thread).  The result goes to the output
- * and to every send slot (LL: with the step's flag; an empty step still
- * sends its one flagged unit, which the receivers look for). */
+ * L1.  A thread takes PCCL_MULTI_UNITS units a stride apart at a time, and
+ * the loads of PCCL_GATHER_BATCH operands of each go out before the first
+ * is reduced: one memory latency for them all on up to 4 ranks (all 8
+ * operands at once spilled them: 128 bytes a thread).  One unit at a time
+ * is latency-bound at medium sizes (a 512 KiB one-shot all-reduce on 2
+ * H200s took twice the direct one's round trip, results/mesh-x2/, call
+ * 1); two spilled 500 bytes a thread here (-Xptxas -v), so one, for now.  The result goes to the output and
+ * to every send slot (LL: with the step's flag; an empty step still sends
+ * its one flagged unit, which the receivers look for). */
 #define PCCL_GATHER_BATCH 4
+#define PCCL_MULTI_UNITS 1
 template <typename T, typename Ops> __device__ __noinline__ void pccl_reduce_prim(const pccl_job *j)
 {
-    constexpr int E = 8 / sizeof(T), B = PCCL_GATHER_BATCH;
+    constexpr int E = 8 / sizeof(T), B = PCCL_GATHER_BATCH, R = PCCL_MULTI_UNITS;
     union unit { uint64_t u; T e[E]; };
     const char *b = (const char *)j->b;
     char *d0 = (char *)j->d0;
@@ -25,41 +30,59 @@ template <typename T, typename Ops> __device__ __noinline__ void pccl_reduce_pri
                    units = ll && j->m_nd ? pccl_ll_units(n, sizeof(T)) : (n * sizeof(T) + 7) / 8;
     const bool al = (((uintptr_t)b | (uintptr_t)d0) & 7) == 0;
     const int nr = j->m_n, me = j->m_me, op = j->op, dv = j->div, nd = j->m_nd;
-    for (uint64_t u = threadIdx.x - PCCL_CTRL_THREADS; u < units; u += stride) {
-        const int ne = u * E >= n ? 0 : n - u * E < (uint64_t)E ? (int)(n - u * E) : E;
-        unit acc, x;
-        acc.u = 0;
+    for (uint64_t u0 = threadIdx.x - PCCL_CTRL_THREADS; u0 < units; u0 += R * stride) {
+        unit acc[R];
+#pragma unroll
+        for (int r = 0; r < R; r++) acc[r].u = 0;
         for (int q0 = 0; q0 < nr; q0 += B) {
-            ulonglong2 v[B];
+            ulonglong2 v[B][R];
 #pragma unroll
             for (int k = 0; k < B; k++) {
                 const int q = q0 + k;
                 if (q >= nr || q == me) continue;
                 const uint64_t *p = (const uint64_t *)j->m_src[q];
-                if (ll) v[k] = pccl_ll_ld2(p + 2 * u);
-                else v[k].x = __ldcg((const unsigned long long *)p + u);
+#pragma unroll
+                for (int r = 0; r < R; r++) {
+                    const uint64_t u = u0 + r * stride;
+                    if (u >= units) break;
+                    if (ll) v[k][r] = pccl_ll_ld2(p + 2 * u);
+                    else v[k][r].x = __ldcg((const unsigned long long *)p + u);
+                }
             }
 #pragma unroll
             for (int k = 0; k < B; k++) {
                 const int q = q0 + k;
                 if (q >= nr) break;
-                if (q == me) x.u = pccl_ll_get(b + 8 * u, ne * (int)sizeof(T), al);
-                else if (!ll) x.u = v[k].x;
-                else x.u = pccl_ll_wait((const uint64_t *)j->m_src[q] + 2 * u, v[k], j->m_flag[q], j);
 #pragma unroll
-                for (int e = 0; e < E; e++)
-                    if (e < ne) acc.e[e] = q == 0 ? x.e[e] : Ops::op(op, acc.e[e], x.e[e]);
+                for (int r = 0; r < R; r++) {
+                    const uint64_t u = u0 + r * stride;
+                    if (u >= units) break;
+                    const int ne = u * E >= n ? 0 : n - u * E < (uint64_t)E ? (int)(n - u * E) : E;
+                    unit x;
+                    if (q == me) x.u = pccl_ll_get(b + 8 * u, ne * (int)sizeof(T), al);
+                    else if (!ll) x.u = v[k][r].x;
+                    else x.u = pccl_ll_wait((const uint64_t *)j->m_src[q] + 2 * u, v[k][r], j->m_flag[q], j);
+#pragma unroll
+                    for (int e = 0; e < E; e++)
+                        if (e < ne) acc[r].e[e] = q == 0 ? x.e[e] : Ops::op(op, acc[r].e[e], x.e[e]);
+                }
             }
         }
-        if (dv)
 #pragma unroll
-            for (int e = 0; e < E; e++)
-                if (e < ne) acc.e[e] = Ops::div(acc.e[e], dv);
-        if (d0) pccl_ll_put(d0 + 8 * u, acc.u, ne * (int)sizeof(T), al);
-        for (int i = 0; i < nd; i++) {
-            uint64_t *d = (uint64_t *)j->m_dst[i];
-            if (ll) pccl_ll_st2(d + 2 * u, acc.u, j->flag_out);
-            else d[u] = acc.u;
+        for (int r = 0; r < R; r++) {
+            const uint64_t u = u0 + r * stride;
+            if (u >= units) break;
+            const int ne = u * E >= n ? 0 : n - u * E < (uint64_t)E ? (int)(n - u * E) : E;
+            if (dv)
+#pragma unroll
+                for (int e = 0; e < E; e++)
+                    if (e < ne) acc[r].e[e] = Ops::div(acc[r].e[e], dv);
+            if (d0) pccl_ll_put(d0 + 8 * u, acc[r].u, ne * (int)sizeof(T), al);
+            for (int i = 0; i < nd; i++) {
+                uint64_t *d = (uint64_t *)j->m_dst[i];
+                if (ll) pccl_ll_st2(d + 2 * u, acc[r].u, j->flag_out);
+                else d[u] = acc[r].u;
+            }
         }
     }
 }
@@ -68,9 +91,8 @@ template <typename T, typename Ops> __device__ __noinline__ void pccl_reduce_pri
  * whole block, as bytes (a copy knows no type): Simple 16 bytes a thread at
  * a time where both ends allow, PCCL_UNROLL of them in flight, then byte
  * by byte; LL a unit (8 data bytes, 16 slot bytes) a thread at a time, an
- * empty copy still one flagged unit (as pccl_ll_prim).  A leaf: calling
- * the one-slot primitives from here took the daemon's loop's spills from
- * 32 to 704 bytes (-Xptxas -v). */
+ * empty copy still one flagged unit (as pccl_ll_prim).  PCCL_LL_UNROLL
+ * units a thread in flight, as pccl_ll_prim has, spilled 288 bytes here. */
 __device__ __noinline__ void pccl_pairs_prim(const pccl_job *j)
 {
     const uint64_t tid = threadIdx.x - PCCL_CTRL_THREADS, stride = blockDim.x - PCCL_CTRL_THREADS;
@@ -115,31 +137,15 @@ __device__ __noinline__ void pccl_pairs_prim(const pccl_job *j)
     }
 }
 
-template <typename T, typename Ops> __device__ __forceinline__ void pccl_multi_typed(const pccl_job *j)
+/* A step over several slots, behind one call per type where the one-slot
+ * primitives are called (prims.cuh): every other way tried spilled more in
+ * the daemon's loop (-Xptxas -v: a call of its own for the copies, 144
+ * bytes stored and 632 loaded there, against 32 and 116 before the mesh;
+ * this way 36 and 136). */
+template <typename T, typename Ops> __device__ __noinline__ void pccl_multi_prim(const pccl_job *j)
 {
-    pccl_reduce_prim<T, Ops>(j);
-}
-
-/* A reduction over several slots of any type, behind one call: with a call
- * per type in the daemon's loop, ptxas spilled more there. */
-__device__ __noinline__ void pccl_multi_exec(const pccl_job *j)
-{
-    if (j->m_kind != PCCL_JOB_REDUCE) {
-        pccl_pairs_prim(j);
-        return;
-    }
-    switch (j->dtype) {
-    case 0: pccl_multi_typed<int8_t, pccl_int_ops<int8_t, uint8_t, int32_t> >(j); break;
-    case 1: pccl_multi_typed<uint8_t, pccl_int_ops<uint8_t, uint8_t, uint32_t> >(j); break;
-    case 2: pccl_multi_typed<int32_t, pccl_int_ops<int32_t, uint32_t, int32_t> >(j); break;
-    case 3: pccl_multi_typed<uint32_t, pccl_int_ops<uint32_t, uint32_t, uint32_t> >(j); break;
-    case 4: pccl_multi_typed<int64_t, pccl_int_ops<int64_t, uint64_t, int64_t> >(j); break;
-    case 5: pccl_multi_typed<uint64_t, pccl_int_ops<uint64_t, uint64_t, uint64_t> >(j); break;
-    case 6: pccl_multi_typed<uint16_t, pccl_16_ops<0> >(j); break;
-    case 7: pccl_multi_typed<float, pccl_float_ops<float> >(j); break;
-    case 8: pccl_multi_typed<double, pccl_float_ops<double> >(j); break;
-    case 9: pccl_multi_typed<uint16_t, pccl_16_ops<1> >(j); break;
-    }
+    if (j->m_kind == PCCL_JOB_REDUCE) pccl_reduce_prim<T, Ops>(j);
+    else pccl_pairs_prim(j);
 }
 
 #endif

@@ -177,16 +177,13 @@ template <typename T, typename Ops> __device__ void pccl_prim(const pccl_job *j)
 /* The step's primitive for its data type, in its protocol's layout. */
 template <typename T, typename Ops> __device__ __forceinline__ void pccl_prim_proto(const pccl_job *j)
 {
-    if (j->ll) pccl_ll_prim<T, Ops>(j);
+    if (j->m_kind) pccl_multi_prim<T, Ops>(j);
+    else if (j->ll) pccl_ll_prim<T, Ops>(j);
     else pccl_prim<T, Ops>(j);
 }
 
 __device__ __forceinline__ void pccl_gpu_exec(const pccl_job *j)
 {
-    if (j->m_kind) { /* steps over several slots (multi.cuh), behind one call */
-        pccl_multi_exec(j);
-        return;
-    }
     switch (j->dtype) {
     case 0: pccl_prim_proto<int8_t, pccl_int_ops<int8_t, uint8_t, int32_t> >(j); break;
     case 1: pccl_prim_proto<uint8_t, pccl_int_ops<uint8_t, uint8_t, uint32_t> >(j); break;
