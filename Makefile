@@ -65,12 +65,12 @@ CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 GPU_ARCH ?= sm_90
 NVFLAGS := -O2 -arch=$(GPU_ARCH) -Xcompiler -Wall,-fPIC
 G       := $(B)/gpu
-PCCL_GPU_OBJ := $(PCCL_SRC:%.c=$(G)/%.o) $(G)/lib/gpu/daemon.o $(G)/lib/gpu/backend.o
+PCCL_GPU_OBJ := $(PCCL_SRC:%.c=$(G)/%.o) $(G)/lib/gpu/daemon.o $(G)/lib/gpu/daemon_mesh.o $(G)/lib/gpu/backend.o
 
 $(G)/lib/%.o: lib/%.c $(PCCL_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fPIC -DPCCL_HAVE_CUDA -I$(CUDA_HOME)/include -c $< -o $@
-$(G)/lib/gpu/%.o: lib/gpu/%.cu $(PCCL_HDRS) $(wildcard lib/gpu/*.cuh)
+$(G)/lib/gpu/%.o: lib/gpu/%.cu $(PCCL_HDRS) $(wildcard lib/gpu/*.cuh) lib/gpu/daemon.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -DPCCL_HAVE_CUDA -c $< -o $@
 $(B)/libpccl.a: $(PCCL_GPU_OBJ)

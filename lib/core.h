@@ -20,10 +20,8 @@
 #define PCCL_HD
 #endif
 #define PCCL_FN static inline PCCL_HD
-/* A rarely taken slow part, or one only some collectives take (the mesh's
- * steps), kept out of line so that its callers' hot code stays small (on
- * the GPU, registers: cut.h; inlined, the mesh's steps took the daemon's
- * spills from 32 to 1244 bytes) */
+/* A rarely taken slow part, kept out of line so that its callers' hot code
+ * stays small (on the GPU, registers: cut.h) */
 #ifdef __CUDACC__
 #define PCCL_COLD_FN static __noinline__ PCCL_HD
 #else
@@ -532,6 +530,8 @@ typedef struct {
     /* rank + k's, k = 1 .. n - 1, on up to PCCL_MESH_MAX_RANKS ranks (the
      * mesh's peers: peer[1] is next_arena, peer[n - 1] prev_arena); else NULL */
     char *peer[PCCL_MESH_MAX_RANKS];
+    int32_t mesh;            /* the peers are mapped for the mesh: the GPU runs the daemon with its steps (scheduler.h) */
+    int32_t unused_mesh_pad;
     /* pinned host memory */
     pccl_pinned_hdr *hdr;
     uint64_t *cq;            /* [depth]                             */

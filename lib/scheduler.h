@@ -33,6 +33,15 @@
 #include "core.h"
 #include "proto_ll.h"
 
+/* Whether this daemon runs the mesh's steps (PCCL_MESH): the host backend's
+ * always; on the GPU a kernel of its own (gpu/daemon_mesh.cu), launched for
+ * communicators that map the mesh (pccl_gpu.mesh), so that the daemon every
+ * other communicator runs carries none of its code (with it, 2 H200s' round
+ * trip at 8 B-128 KiB took 0.3-0.8 us longer: results/mesh-x2/, call 2). */
+#ifndef PCCL_MESH_ON
+#define PCCL_MESH_ON 1
+#endif
+
 typedef struct {
     const void *a, *b; /* operands: recv slot, input (either may be NULL) */
     void *d0, *d1;     /* results: output, send slot (either may be NULL) */
@@ -52,14 +61,35 @@ typedef struct {
      * alone): m_n copies of m_cnt[i] elements from m_src[i], a chunk of the
      * input, to the send slot m_dst[i]; PCCL_JOB_RECV (a mesh step's RECV
      * alone): m_n copies from the received slot m_src[i] to m_dst[i], a
-     * chunk of the output. */
+     * chunk of the output.  PCCL_GATHER's operands lie in our ring (g_ring,
+     * else NULL): rank q's in the slot of recv step pccl_job_src names, so
+     * that the leader fills a few words (as before the mesh: a loop over
+     * the ranks here, out of line or not, spilled in the daemon's loop). */
     int32_t m_kind, m_n, m_nd, m_me;
     const char *m_src[PCCL_MESH_MAX_RANKS];
     char *m_dst[PCCL_MESH_MAX_RANKS];
     uint64_t m_cnt[PCCL_MESH_MAX_RANKS];
     uint32_t m_flag[PCCL_MESH_MAX_RANKS];
+    const char *g_ring;
+    uint64_t g_cur, g_slot; /* the current recv step; a slot's bytes */
+    int32_t g_slots;
 } pccl_job;
 enum { PCCL_JOB_ONE, PCCL_JOB_REDUCE, PCCL_JOB_SEND, PCCL_JOB_RECV };
+
+/* Operand q (not m_me) of a PCCL_JOB_REDUCE job, and its LL flag.  In the
+ * ring (PCCL_GATHER): rank r - s's arrived at the loop's step s, s = 1 ..
+ * n - 1 in turn, the last (rank r + 1's) at the current recv step. */
+PCCL_FN const char *pccl_job_src(const pccl_job *j, int q, uint32_t *flag)
+{
+    if (!j->g_ring) {
+        *flag = j->m_flag[q];
+        return j->m_src[q];
+    }
+    int n = j->m_n;
+    uint64_t t = j->g_cur - (uint64_t)(n - 1 - ((j->m_me - q) % n + n) % n);
+    *flag = pccl_ll_flag(t);
+    return j->g_ring + pccl_slot_of(t, j->g_slots) * j->g_slot;
+}
 /* The direct all-reduce keeps its n - 1 slots in one ring: */
 #if PCCL_DIRECT_MAX_RANKS > PCCL_MESH_MAX_RANKS
 #error "a job's operands: PCCL_DIRECT_MAX_RANKS past PCCL_MESH_MAX_RANKS"
@@ -397,7 +427,7 @@ PCCL_FN char *pccl_mesh_conn(char *arena, const pccl_coll *c, const pccl_gpu *G,
 PCCL_FN int pccl_ready(const pccl_blk *S, const pccl_gpu *G, int b)
 {
     const pccl_coll *c = &S->ac;
-    int f = PCCL_STEP_FLAGS(c->steps[S->act.step]), nk = (f & PCCL_MESH) ? G->nranks - 1 : 1;
+    int f = PCCL_STEP_FLAGS(c->steps[S->act.step]), nk = PCCL_MESH_ON && (f & PCCL_MESH) ? G->nranks - 1 : 1;
     char *mine = pccl_conn(G->arena, c, G, S->lane);
     /* A stream-ordered invocation (lib/stream.c) may read its input only once
      * its stream wrote the gate: until then it is not ready, and waits (and is
@@ -420,33 +450,13 @@ PCCL_FN int pccl_ready(const pccl_blk *S, const pccl_gpu *G, int b)
     return 1;
 }
 
-/* PCCL_GATHER: every rank's operand, ours the input, the others' in the
- * slots this loop received and kept: rank r - s's arrived at the loop's
- * step s, s = 1 .. n - 1 in turn, the last (rank r + 1's) at the current
- * recv step. */
-PCCL_COLD_FN void pccl_fill_gather(const pccl_blk *S, const pccl_gpu *G, pccl_job *j, const char *ring)
-{
-    const pccl_coll *c = &S->ac;
-    int n = c->nranks, r = c->rank;
-    j->m_kind = PCCL_JOB_REDUCE;
-    j->m_n = n;
-    j->m_me = r;
-    j->m_nd = 0;
-    for (int q = 0; q < n; q++) {
-        if (q == r) continue;
-        uint64_t t = S->act.recv_step - (uint64_t)(n - 1 - (r - q + n) % n);
-        j->m_src[q] = ring + pccl_slot_of(t, G->k.slots) * c->slot;
-        j->m_flag[q] = pccl_ll_flag(t);
-    }
-}
-
 /* A mesh step (PCCL_MESH): its slots, one per peer.  Rank r + k's slot is
  * in our connector of offset k to it; what rank q = r - k sent us, in ours
  * of offset k from it.  With chunk PCCL_CHUNK_PEER the step moves chunk q
  * of the loop to (SEND) or from (RECV) peer q; else the one-slot fields
  * pccl_fill set hold the step's own chunk, which goes to every peer (SEND)
  * or is reduced with every peer's (RECV with IN). */
-PCCL_COLD_FN void pccl_fill_mesh(const pccl_blk *S, const pccl_gpu *G, pccl_job *j, int f, int chunk)
+PCCL_FN void pccl_fill_mesh(const pccl_blk *S, const pccl_gpu *G, pccl_job *j, int f, int chunk)
 {
     const pccl_coll *c = &S->ac;
     int n = c->nranks, r = c->rank, slots = G->k.slots;
@@ -454,6 +464,7 @@ PCCL_COLD_FN void pccl_fill_mesh(const pccl_blk *S, const pccl_gpu *G, pccl_job 
     size_t ring = pccl_conn_ring(slots), rs = pccl_slot_of(S->act.recv_step, slots) * c->slot,
            ss = pccl_slot_of(S->act.send_step, slots) * c->slot;
     j->m_kind = (f & PCCL_RECV) ? ((f & PCCL_IN) ? PCCL_JOB_REDUCE : PCCL_JOB_RECV) : PCCL_JOB_SEND;
+    j->g_ring = NULL;
     j->m_me = r;
     j->m_n = j->m_kind == PCCL_JOB_REDUCE ? n : n - 1;
     j->m_nd = (f & PCCL_SEND) ? n - 1 : 0;
@@ -511,8 +522,17 @@ PCCL_FN void pccl_fill(const pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
     j->flag_out = pccl_ll_flag(S->act.send_step);
     j->abort = &G->hdr->ctl;
     j->m_kind = PCCL_JOB_ONE;
-    if (f & PCCL_GATHER) pccl_fill_gather(S, G, j, mine + ring);
-    if (f & PCCL_MESH) pccl_fill_mesh(S, G, j, f, PCCL_STEP_CHUNK(s));
+    if (f & PCCL_GATHER) { /* every rank's operand, ours the input, the others' kept in our ring */
+        j->m_kind = PCCL_JOB_REDUCE;
+        j->m_n = c->nranks;
+        j->m_me = c->rank;
+        j->m_nd = 0;
+        j->g_ring = mine + ring;
+        j->g_cur = S->act.recv_step;
+        j->g_slots = slots;
+        j->g_slot = slot;
+    }
+    if (PCCL_MESH_ON && (f & PCCL_MESH)) pccl_fill_mesh(S, G, j, f, PCCL_STEP_CHUNK(s));
 }
 
 /* ---- a ring neighbour's wait ---------------------------------------------
@@ -594,7 +614,7 @@ PCCL_COLD_FN int pccl_peer_waits(const pccl_blk *S, const pccl_gpu *G, int b)
 {
     if (G->nranks < 2) return 0;
     /* a mesh collective's every peer, a ring's two neighbours (one on 2 ranks) */
-    int mesh = pccl_mesh(&S->ac), np = mesh ? G->nranks - 1 : G->prev_arena == G->next_arena ? 1 : 2;
+    int mesh = PCCL_MESH_ON && pccl_mesh(&S->ac), np = mesh ? G->nranks - 1 : G->prev_arena == G->next_arena ? 1 : 2;
     uint64_t mine = (uint64_t)S->cur + 1, missing = 0; /* each 1 + an id, as posted */
     for (int k = 0; k < np; k++) {
         char *peer = mesh ? G->peer[k + 1] : k ? G->next_arena : G->prev_arena;
@@ -723,7 +743,7 @@ PCCL_FN int pccl_advance(pccl_blk *S, const pccl_gpu *G, int b)
             S->act.next = pccl_ld_acq((const uint64_t *)(pccl_conn(G->arena, c, G, S->lane) + PCCL_CONN_HDR +
                                                          pccl_slot_of(S->act.recv_step, G->k.slots) * 8));
     }
-    S->pend_mesh = (f & PCCL_MESH) != 0;
+    S->pend_mesh = PCCL_MESH_ON && (f & PCCL_MESH);
     if (f & PCCL_SEND) { /* LL: the data carried its flags, no tail to post */
         ++S->act.send_step;
         if (!(f & PCCL_LL)) {
@@ -760,7 +780,7 @@ PCCL_FN int pccl_advance(pccl_blk *S, const pccl_gpu *G, int b)
 
 /* pccl_post for a mesh step: to every peer's connector (no claims on the
  * mesh: no header). */
-PCCL_COLD_FN void pccl_post_mesh(pccl_blk *S, const pccl_gpu *G)
+PCCL_FN void pccl_post_mesh(pccl_blk *S, const pccl_gpu *G)
 {
     const pccl_coll *c = &S->ac;
     int n = G->nranks;
@@ -785,7 +805,7 @@ PCCL_FN void pccl_post(pccl_blk *S, const pccl_gpu *G, int b)
 {
     if (!S->pend_tail && !S->pend_head) return;
     const pccl_coll *c = &S->ac;
-    if (S->pend_mesh) {
+    if (PCCL_MESH_ON && S->pend_mesh) {
         pccl_post_mesh(S, G);
         return;
     }

@@ -4,6 +4,16 @@
  * moving data. */
 #include <cuda_runtime.h>
 
+/* This file's daemon runs no mesh step; daemon_mesh.cu compiles it again
+ * with them (scheduler.h, PCCL_MESH_ON), as pccl_daemon_mesh, with its own
+ * preload and launch, which pccl_gpu_preload and pccl_gpu_launch call. */
+#ifndef PCCL_MESH_ON
+#define PCCL_MESH_ON 0
+#define PCCL_DAEMON pccl_daemon
+#define PCCL_GPU_PRELOAD pccl_gpu_preload_ring
+#define PCCL_GPU_LAUNCH pccl_gpu_launch_ring
+#endif
+
 /* Host-device, so the scheduler's host-device functions may read it; only
  * the device side ever runs. */
 __host__ __device__ __forceinline__ unsigned long long pccl_globaltimer(void)
@@ -60,7 +70,7 @@ __host__ __device__ __forceinline__ unsigned pccl_smid(void)
  * keep twice the bytes of 256 in flight: on 4 H200s reduce-scatter at
  * 32 MiB went from 0.91 to 1.01 of NCCL's busbw, reduce at 64 MiB from 0.91
  * to 0.94 (the same folder, d256 against lb2_512). */
-__global__ void __launch_bounds__(512, 2) pccl_daemon(const __grid_constant__ pccl_gpu G)
+__global__ void __launch_bounds__(512, 2) PCCL_DAEMON(const __grid_constant__ pccl_gpu G)
 {
     extern __shared__ int32_t pccl_tq[];
     __shared__ pccl_blk S;
@@ -83,18 +93,36 @@ __global__ void __launch_bounds__(512, 2) pccl_daemon(const __grid_constant__ pc
  * grew it otherwise, a call of 1.7-1.8 ms on 2 H200s with the module
  * loaded (results/x4-h200/, call 23).  Raised only, never lowered; CUDA
  * keeps the growth a launch makes anyway. */
-extern "C" cudaError_t pccl_gpu_preload(void)
+static cudaError_t PCCL_GPU_PRELOAD(void)
 {
     cudaFuncAttributes a;
     size_t stack = 0;
-    cudaError_t e = cudaFuncGetAttributes(&a, pccl_daemon);
+    cudaError_t e = cudaFuncGetAttributes(&a, PCCL_DAEMON);
     if (e == cudaSuccess) e = cudaDeviceGetLimit(&stack, cudaLimitStackSize);
     if (e == cudaSuccess && a.localSizeBytes > stack) e = cudaDeviceSetLimit(cudaLimitStackSize, a.localSizeBytes);
     return e;
 }
 
-extern "C" cudaError_t pccl_gpu_launch(const pccl_gpu *G, cudaStream_t stream)
+static cudaError_t PCCL_GPU_LAUNCH(const pccl_gpu *G, cudaStream_t stream)
 {
-    pccl_daemon<<<G->k.blocks, G->k.threads, sizeof(int32_t) * (size_t)G->k.depth, stream>>>(*G);
+    PCCL_DAEMON<<<G->k.blocks, G->k.threads, sizeof(int32_t) * (size_t)G->k.depth, stream>>>(*G);
     return cudaGetLastError();
 }
+
+#if PCCL_MESH_ON
+extern "C" cudaError_t pccl_gpu_preload_mesh(void) { return PCCL_GPU_PRELOAD(); }
+extern "C" cudaError_t pccl_gpu_launch_mesh(const pccl_gpu *G, cudaStream_t s) { return PCCL_GPU_LAUNCH(G, s); }
+#else
+extern "C" cudaError_t pccl_gpu_preload_mesh(void);
+extern "C" cudaError_t pccl_gpu_launch_mesh(const pccl_gpu *G, cudaStream_t s);
+/* Both daemons' modules, loaded at once (see above) */
+extern "C" cudaError_t pccl_gpu_preload(void)
+{
+    cudaError_t e = pccl_gpu_preload_ring();
+    return e == cudaSuccess ? pccl_gpu_preload_mesh() : e;
+}
+extern "C" cudaError_t pccl_gpu_launch(const pccl_gpu *G, cudaStream_t stream)
+{
+    return G->mesh ? pccl_gpu_launch_mesh(G, stream) : pccl_gpu_launch_ring(G, stream);
+}
+#endif

@@ -40,7 +40,8 @@ template <typename T, typename Ops> __device__ __noinline__ void pccl_reduce_pri
             for (int k = 0; k < B; k++) {
                 const int q = q0 + k;
                 if (q >= nr || q == me) continue;
-                const uint64_t *p = (const uint64_t *)j->m_src[q];
+                uint32_t fl;
+                const uint64_t *p = (const uint64_t *)pccl_job_src(j, q, &fl);
 #pragma unroll
                 for (int r = 0; r < R; r++) {
                     const uint64_t u = u0 + r * stride;
@@ -61,7 +62,11 @@ template <typename T, typename Ops> __device__ __noinline__ void pccl_reduce_pri
                     unit x;
                     if (q == me) x.u = pccl_ll_get(b + 8 * u, ne * (int)sizeof(T), al);
                     else if (!ll) x.u = v[k][r].x;
-                    else x.u = pccl_ll_wait((const uint64_t *)j->m_src[q] + 2 * u, v[k][r], j->m_flag[q], j);
+                    else {
+                        uint32_t fl;
+                        const uint64_t *p = (const uint64_t *)pccl_job_src(j, q, &fl);
+                        x.u = pccl_ll_wait(p + 2 * u, v[k][r], fl, j);
+                    }
 #pragma unroll
                     for (int e = 0; e < E; e++)
                         if (e < ne) acc[r].e[e] = q == 0 ? x.e[e] : Ops::op(op, acc[r].e[e], x.e[e]);
@@ -93,7 +98,7 @@ template <typename T, typename Ops> __device__ __noinline__ void pccl_reduce_pri
  * by byte; LL a unit (8 data bytes, 16 slot bytes) a thread at a time, an
  * empty copy still one flagged unit (as pccl_ll_prim).  PCCL_LL_UNROLL
  * units a thread in flight, as pccl_ll_prim has, spilled 288 bytes here. */
-__device__ __noinline__ void pccl_pairs_prim(const pccl_job *j)
+static __device__ __noinline__ void pccl_pairs_prim(const pccl_job *j)
 {
     const uint64_t tid = threadIdx.x - PCCL_CTRL_THREADS, stride = blockDim.x - PCCL_CTRL_THREADS;
     const bool recv = j->m_kind == PCCL_JOB_RECV;
@@ -145,7 +150,7 @@ __device__ __noinline__ void pccl_pairs_prim(const pccl_job *j)
 template <typename T, typename Ops> __device__ __noinline__ void pccl_multi_prim(const pccl_job *j)
 {
     if (j->m_kind == PCCL_JOB_REDUCE) pccl_reduce_prim<T, Ops>(j);
-    else pccl_pairs_prim(j);
+    else if (PCCL_MESH_ON) pccl_pairs_prim(j);
 }
 
 #endif

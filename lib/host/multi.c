@@ -23,9 +23,10 @@ void pccl_host_reduce_exec(const pccl_job *j)
             if (q == j->m_me) {
                 memcpy(dst, (const char *)j->b + e0 * (uint64_t)es, ne * (uint64_t)es);
             } else {
-                const uint64_t *slot = (const uint64_t *)j->m_src[q];
+                uint32_t fl;
+                const uint64_t *slot = (const uint64_t *)pccl_job_src(j, q, &fl);
                 for (uint64_t k = 0; k < m && ok; k++)
-                    dst[k] = j->ll ? pccl_host_ll_recv(slot + 2 * (u0 + k), j->m_flag[q], j->abort, &ok)
+                    dst[k] = j->ll ? pccl_host_ll_recv(slot + 2 * (u0 + k), fl, j->abort, &ok)
                                    : pccl_ll_ld(slot + u0 + k);
             }
             if (q == 0 || !ok) continue;

@@ -6,7 +6,7 @@ import collections, re, sys
 tab = collections.defaultdict(list)
 for r in re.split(r'(?m)^== ', open(sys.argv[1]).read()):
     m = re.search(r'PCCL_ALGO=(\w+) \./pccl-perf (--share-gpu=2 -g 4|-g 2)', r) or \
-        re.search(r'\./(pccl-perf-base) (-g 2)', r)
+        re.search(r'\./(pccl-perf-base) (--share-gpu=2 -g 4|-g 2)', r)
     if not m:
         continue
     algo = 'base' if m.group(1) == 'pccl-perf-base' else m.group(1)
@@ -19,7 +19,7 @@ for r in re.split(r'(?m)^== ', open(sys.argv[1]).read()):
         except ValueError:
             pass
 sizes = sorted({k[1] for k in tab})
-for g, algos in [('4 ranks on 2 GPUs', ['ring', 'auto', 'oneshot', 'twoshot']),
+for g, algos in [('4 ranks on 2 GPUs', ['ring', 'auto', 'base', 'oneshot', 'twoshot']),
                  ('2 GPUs', ['auto', 'base', 'oneshot', 'twoshot'])]:
     for tm in ['b2b', 'rt']:
         print(f"\n{g}, {tm} (us, out of place/in place, each round): size | " + " | ".join(algos))
