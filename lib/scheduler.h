@@ -65,7 +65,7 @@ typedef struct {
      * else NULL): rank q's in the slot of recv step pccl_job_src names, so
      * that the leader fills a few words (as before the mesh: a loop over
      * the ranks here, out of line or not, spilled in the daemon's loop). */
-    int32_t m_kind, m_n, m_nd, m_me;
+    int32_t m_kind, m_n, m_nd, m_me, m_es; /* m_es: an element's bytes (copies: no table lookup on the GPU) */
     const char *m_src[PCCL_MESH_MAX_RANKS];
     char *m_dst[PCCL_MESH_MAX_RANKS];
     uint64_t m_cnt[PCCL_MESH_MAX_RANKS];
@@ -464,6 +464,7 @@ PCCL_FN void pccl_fill_mesh(const pccl_blk *S, const pccl_gpu *G, pccl_job *j, i
     size_t ring = pccl_conn_ring(slots), rs = pccl_slot_of(S->act.recv_step, slots) * c->slot,
            ss = pccl_slot_of(S->act.send_step, slots) * c->slot;
     j->m_kind = (f & PCCL_RECV) ? ((f & PCCL_IN) ? PCCL_JOB_REDUCE : PCCL_JOB_RECV) : PCCL_JOB_SEND;
+    j->m_es = c->esize;
     j->g_ring = NULL;
     j->m_me = r;
     j->m_n = j->m_kind == PCCL_JOB_REDUCE ? n : n - 1;

@@ -102,7 +102,7 @@ static __device__ __noinline__ void pccl_pairs_prim(const pccl_job *j)
 {
     const uint64_t tid = threadIdx.x - PCCL_CTRL_THREADS, stride = blockDim.x - PCCL_CTRL_THREADS;
     const bool recv = j->m_kind == PCCL_JOB_RECV;
-    const int es = pccl_type_size(j->dtype);
+    const int es = j->m_es; /* pccl_type_size's table would be a load from global memory */
     for (int i = 0; i < j->m_n; i++) {
         const char *src = j->m_src[i];
         char *dst = j->m_dst[i];
