@@ -189,7 +189,7 @@ static pcclResult_t wire_group(pccl_group *g, int r)
         if (!maps_peer(c, k)) continue;
         pcclComm_t p = g->comms[(r + k) % n];
         if ((e = c->be->enable_peer(c, p->dev))) return e;
-        if (n <= PCCL_MESH_MAX_RANKS) c->G.peer[k] = p->G.arena;
+        if (n <= PCCL_MESH_MAX_RANKS) c->G.peer[k - 1] = p->G.arena;
     }
     c->G.next_arena = g->comms[(r + 1) % n]->G.arena;
     c->G.prev_arena = g->comms[(r + n - 1) % n]->G.arena;
@@ -296,7 +296,7 @@ static pcclResult_t init_multiprocess(pcclComm_t *comm, int nranks, int rank, in
     if (!r) {
         c->G.next_arena = c->mapped[1];
         c->G.prev_arena = c->mapped[nranks - 1];
-        for (int k = 1; k < nranks && nranks <= PCCL_MESH_MAX_RANKS; k++) c->G.peer[k] = c->mapped[k];
+        for (int k = 1; k < nranks && nranks <= PCCL_MESH_MAX_RANKS; k++) c->G.peer[k - 1] = c->mapped[k];
         c->G.mesh = maps_mesh(c);
         r = comm_start(c);
     }

@@ -527,9 +527,10 @@ typedef struct {
     char *arena;             /* my connectors                       */
     char *next_arena;        /* the next rank's, mapped (peer memory) */
     char *prev_arena;        /* the previous rank's, mapped         */
-    /* rank + k's, k = 1 .. n - 1, on up to PCCL_MESH_MAX_RANKS ranks (the
-     * mesh's peers: peer[1] is next_arena, peer[n - 1] prev_arena); else NULL */
-    char *peer[PCCL_MESH_MAX_RANKS];
+    /* rank + k's at peer[k - 1], k = 1 .. n - 1, where the mesh is mapped
+     * (else NULL); with mesh, 64 bytes: the host's fields after G keep
+     * their places within cache lines */
+    char *peer[PCCL_MESH_MAX_RANKS - 1];
     int32_t mesh;            /* the peers are mapped for the mesh: the GPU runs the daemon with its steps (scheduler.h) */
     int32_t unused_mesh_pad;
     /* pinned host memory */

@@ -103,7 +103,6 @@ struct pcclComm {
     int group_slot;
     int multiprocess;           /* peers' arenas mapped through CUDA IPC */
     pccl_boot *boot;            /* the rendezvous file, kept for destroy */
-    char *mapped[PCCL_MAX_RANKS]; /* rank + k's arena, mapped (k = 1, n - 1, and on the mesh every k) */
 
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -197,6 +196,9 @@ struct pcclComm {
     uint64_t stall_ns;
     uint64_t stall_cb_ns;  /* this pass: its callbacks' time (pccl_finish) */
     uint64_t stall_run_ns; /* this pass: the longest pcclRun its callbacks made */
+    /* rank + k's arena, mapped (k = 1, n - 1, and on the mesh every k); last, so that the fields above
+     * keep their places (the mesh's 62 more pointers moved the hot ones across cache lines) */
+    char *mapped[PCCL_MAX_RANKS];
 };
 
 /* Whether the daemon's latest launch (G.epoch) was ended by its slice while

@@ -76,19 +76,29 @@ typedef struct {
 } pccl_job;
 enum { PCCL_JOB_ONE, PCCL_JOB_REDUCE, PCCL_JOB_SEND, PCCL_JOB_RECV };
 
-/* Operand q (not m_me) of a PCCL_JOB_REDUCE job, and its LL flag.  In the
- * ring (PCCL_GATHER): rank r - s's arrived at the loop's step s, s = 1 ..
- * n - 1 in turn, the last (rank r + 1's) at the current recv step. */
+/* PCCL_GATHER: the recv step whose slot holds rank q's operand (q !=
+ * m_me).  Rank r - s's arrived at the loop's step s, s = 1 .. n - 1 in
+ * turn: the last, s = n - 1, is rank r + 1's at g_cur. */
+PCCL_FN uint64_t pccl_gather_step(const pccl_job *j, int q)
+{
+    int s = ((j->m_me - q) % j->m_n + j->m_n) % j->m_n;
+    return j->g_cur - (uint64_t)(j->m_n - 1 - s);
+}
+PCCL_FN const char *pccl_gather_slot(const pccl_job *j, uint64_t t)
+{
+    return j->g_ring + pccl_slot_of(t, j->g_slots) * j->g_slot;
+}
+/* Operand q (not m_me) of a PCCL_JOB_REDUCE job, and its LL flag: in the
+ * ring (PCCL_GATHER), or in m_src (the mesh). */
 PCCL_FN const char *pccl_job_src(const pccl_job *j, int q, uint32_t *flag)
 {
     if (!j->g_ring) {
         *flag = j->m_flag[q];
         return j->m_src[q];
     }
-    int n = j->m_n;
-    uint64_t t = j->g_cur - (uint64_t)(n - 1 - ((j->m_me - q) % n + n) % n);
+    uint64_t t = pccl_gather_step(j, q);
     *flag = pccl_ll_flag(t);
-    return j->g_ring + pccl_slot_of(t, j->g_slots) * j->g_slot;
+    return pccl_gather_slot(j, t);
 }
 /* The direct all-reduce keeps its n - 1 slots in one ring: */
 #if PCCL_DIRECT_MAX_RANKS > PCCL_MESH_MAX_RANKS
@@ -409,8 +419,8 @@ PCCL_FN char *pccl_conn(char *arena, const pccl_coll *c, const pccl_gpu *G, uint
 
 /* The mesh's connector of offset k (1 .. n - 1) of a lane, in an arena: in
  * ours, where rank r - k sends to us (its tail) and where rank r + k frees
- * what we sent it (its head); in rank r + k's (peer[k]), where we send to
- * it; in rank r - k's (peer[n - k]), where we free what it sent.  Offset 1's
+ * what we sent it (its head); in rank r + k's (peer[k - 1]), where we send
+ * to it; in rank r - k's (peer[n - k - 1]), where we free what it sent.  Offset 1's
  * is where the ring's would be. */
 PCCL_FN char *pccl_mesh_conn(char *arena, const pccl_coll *c, const pccl_gpu *G, uint32_t lane, int k)
 {
@@ -451,7 +461,7 @@ PCCL_FN int pccl_ready(const pccl_blk *S, const pccl_gpu *G, int b)
 }
 
 /* A mesh step (PCCL_MESH): its slots, one per peer.  Rank r + k's slot is
- * in our connector of offset k to it; what rank q = r - k sent us, in ours
+ * in our connector of offset k to it (in its arena, peer[k - 1]); what rank q = r - k sent us, in ours
  * of offset k from it.  With chunk PCCL_CHUNK_PEER the step moves chunk q
  * of the loop to (SEND) or from (RECV) peer q; else the one-slot fields
  * pccl_fill set hold the step's own chunk, which goes to every peer (SEND)
@@ -472,7 +482,7 @@ PCCL_FN void pccl_fill_mesh(const pccl_blk *S, const pccl_gpu *G, pccl_job *j, i
     for (int k = 1; k < n; k++) {
         int from = (r - k + n) % n, to = (r + k) % n, q = j->m_kind == PCCL_JOB_RECV ? from : to;
         const char *in = pccl_mesh_conn(G->arena, c, G, S->lane, k) + ring + rs;
-        char *out = (f & PCCL_SEND) ? pccl_mesh_conn(G->peer[k], c, G, S->lane, k) + ring + ss : NULL;
+        char *out = (f & PCCL_SEND) ? pccl_mesh_conn(G->peer[k - 1], c, G, S->lane, k) + ring + ss : NULL;
         if (chunk == PCCL_CHUNK_PEER) pccl_chunk(c, loop, q, &in_off, &out_off, &cnt);
         if (j->m_kind == PCCL_JOB_REDUCE) {
             j->m_src[from] = in;
@@ -618,7 +628,7 @@ PCCL_COLD_FN int pccl_peer_waits(const pccl_blk *S, const pccl_gpu *G, int b)
     int mesh = PCCL_MESH_ON && pccl_mesh(&S->ac), np = mesh ? G->nranks - 1 : G->prev_arena == G->next_arena ? 1 : 2;
     uint64_t mine = (uint64_t)S->cur + 1, missing = 0; /* each 1 + an id, as posted */
     for (int k = 0; k < np; k++) {
-        char *peer = mesh ? G->peer[k + 1] : k ? G->next_arena : G->prev_arena;
+        char *peer = mesh ? G->peer[k] : k ? G->next_arena : G->prev_arena;
         if (!peer) continue;
         uint64_t v = pccl_ld_rlx(pccl_waits_word(peer, b));
         uint64_t theirs = PCCL_WAIT_ID1(v), lacks = PCCL_WAIT_LACKS1(v);
@@ -788,9 +798,9 @@ PCCL_FN void pccl_post_mesh(pccl_blk *S, const pccl_gpu *G)
     if (S->pend_tail) pccl_fence_rel();
     for (int k = 1; k < n; k++) {
         if (S->pend_tail)
-            pccl_st_post((uint64_t *)(pccl_mesh_conn(G->peer[k], c, G, S->lane, k) + PCCL_CONN_TAIL), S->pend_tail);
+            pccl_st_post((uint64_t *)(pccl_mesh_conn(G->peer[k - 1], c, G, S->lane, k) + PCCL_CONN_TAIL), S->pend_tail);
         if (S->pend_head)
-            pccl_st_post((uint64_t *)(pccl_mesh_conn(G->peer[n - k], c, G, S->lane, k) + PCCL_CONN_HEAD), S->pend_head);
+            pccl_st_post((uint64_t *)(pccl_mesh_conn(G->peer[n - k - 1], c, G, S->lane, k) + PCCL_CONN_HEAD), S->pend_head);
     }
     S->pend_tail = S->pend_head = 0;
 }

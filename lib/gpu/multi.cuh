@@ -5,7 +5,62 @@
 #ifndef PCCL_MULTI_CUH
 #define PCCL_MULTI_CUH
 
-/* PCCL_JOB_REDUCE: each unit (8 data bytes) of the result is the n ranks'
+/* PCCL_GATHER (the direct all-reduce on 3 or more ranks, in either daemon):
+ * each unit of the result is the n ranks' units reduced in rank order, ours from the input,
+ * the others' from the slots kept in our ring (scheduler.h,
+ * pccl_gather_step), in either protocol: LL's lines waited for with their
+ * slot's flag (all but the last arrived in earlier steps), Simple's slots
+ * read around L1.  The loads of PCCL_GATHER_BATCH operands go out before the
+ * first is reduced: one memory latency a unit on up to 4 ranks, not n - 1
+ * (all 8 at once spilled them: 128 bytes a thread). */
+#define PCCL_GATHER_BATCH 4
+template <typename T, typename Ops> __device__ __noinline__ void pccl_gather_prim(const pccl_job *j)
+{
+    constexpr int E = 8 / sizeof(T), B = PCCL_GATHER_BATCH;
+    union unit { uint64_t u; T e[E]; };
+    const char *b = (const char *)j->b;
+    char *d0 = (char *)j->d0;
+    const uint64_t n = j->n, units = (n * sizeof(T) + 7) / 8, stride = blockDim.x - PCCL_CTRL_THREADS;
+    const bool al = (((uintptr_t)b | (uintptr_t)d0) & 7) == 0, ll = j->ll != 0;
+    const int nr = j->m_n, me = j->m_me, op = j->op, dv = j->div;
+    for (uint64_t u = threadIdx.x - PCCL_CTRL_THREADS; u < units; u += stride) {
+        const int ne = n - u * E < (uint64_t)E ? (int)(n - u * E) : E;
+        unit acc, x;
+        acc.u = 0;
+        for (int q0 = 0; q0 < nr; q0 += B) {
+            ulonglong2 v[B];
+#pragma unroll
+            for (int k = 0; k < B; k++) {
+                const int q = q0 + k;
+                if (q >= nr || q == me) continue;
+                const uint64_t *p = (const uint64_t *)pccl_gather_slot(j, pccl_gather_step(j, q));
+                if (ll) v[k] = pccl_ll_ld2(p + 2 * u);
+                else v[k].x = __ldcg((const unsigned long long *)p + u);
+            }
+#pragma unroll
+            for (int k = 0; k < B; k++) {
+                const int q = q0 + k;
+                if (q >= nr) break;
+                if (q == me) x.u = pccl_ll_get(b + 8 * u, ne * (int)sizeof(T), al);
+                else if (!ll) x.u = v[k].x;
+                else {
+                    const uint64_t t = pccl_gather_step(j, q);
+                    x.u = pccl_ll_wait((const uint64_t *)pccl_gather_slot(j, t) + 2 * u, v[k], pccl_ll_flag(t), j);
+                }
+#pragma unroll
+                for (int e = 0; e < E; e++)
+                    if (e < ne) acc.e[e] = q == 0 ? x.e[e] : Ops::op(op, acc.e[e], x.e[e]);
+            }
+        }
+        if (dv)
+#pragma unroll
+            for (int e = 0; e < E; e++)
+                if (e < ne) acc.e[e] = Ops::div(acc.e[e], dv);
+        pccl_ll_put(d0 + 8 * u, acc.u, ne * (int)sizeof(T), al);
+    }
+}
+
+/* PCCL_JOB_REDUCE on the mesh: each unit (8 data bytes) of the result is the n ranks'
  * units reduced in rank order, ours from the input, the others' from their
  * slots: LL's lines waited for with their slot's flag, Simple's read around
  * L1.  A thread takes PCCL_MULTI_UNITS units a stride apart at a time, and
@@ -40,8 +95,7 @@ template <typename T, typename Ops> __device__ __noinline__ void pccl_reduce_pri
             for (int k = 0; k < B; k++) {
                 const int q = q0 + k;
                 if (q >= nr || q == me) continue;
-                uint32_t fl;
-                const uint64_t *p = (const uint64_t *)pccl_job_src(j, q, &fl);
+                const uint64_t *p = (const uint64_t *)j->m_src[q];
 #pragma unroll
                 for (int r = 0; r < R; r++) {
                     const uint64_t u = u0 + r * stride;
@@ -62,11 +116,7 @@ template <typename T, typename Ops> __device__ __noinline__ void pccl_reduce_pri
                     unit x;
                     if (q == me) x.u = pccl_ll_get(b + 8 * u, ne * (int)sizeof(T), al);
                     else if (!ll) x.u = v[k][r].x;
-                    else {
-                        uint32_t fl;
-                        const uint64_t *p = (const uint64_t *)pccl_job_src(j, q, &fl);
-                        x.u = pccl_ll_wait(p + 2 * u, v[k][r], fl, j);
-                    }
+                    else x.u = pccl_ll_wait((const uint64_t *)j->m_src[q] + 2 * u, v[k][r], j->m_flag[q], j);
 #pragma unroll
                     for (int e = 0; e < E; e++)
                         if (e < ne) acc[r].e[e] = q == 0 ? x.e[e] : Ops::op(op, acc[r].e[e], x.e[e]);
