@@ -250,8 +250,7 @@ typedef struct {
      * leader alone while the block waits for its job. */
     uint64_t loops;       /* pccl_total_loops                               */
     uint64_t slot;        /* pccl_slot_bytes: one connector slot            */
-    uint64_t stride;      /* one lane's connectors: region x (n - 1) on the mesh, else region */
-    uint64_t region;      /* pccl_conn_stride: one connector (a peer's, on the mesh) */
+    uint64_t stride;      /* one lane's connectors: pccl_conn_stride, x (n - 1) on the mesh (a connector per peer) */
     uint16_t steps[PCCL_MAX_STEPS + 1];
 } pccl_coll;
 /* pccl_coll_load copies it in 8-byte words */
@@ -781,8 +780,7 @@ PCCL_FN void pccl_coll_derive(pccl_coll *c, int slots)
 {
     c->loops = pccl_total_loops(c);
     c->slot = pccl_slot_bytes(c);
-    c->region = pccl_conn_stride(c, slots);
-    c->stride = c->region * (pccl_mesh(c) ? (uint64_t)c->nranks - 1 : 1);
+    c->stride = pccl_conn_stride(c, slots) * (pccl_mesh(c) ? (uint64_t)c->nranks - 1 : 1);
 }
 /* A collective's static context into a block's copy (scheduler.h,
  * pccl_pick): its fields and its first 16 steps' codes (every program of up

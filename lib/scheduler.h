@@ -53,57 +53,42 @@ typedef struct {
     int32_t swap; /* PCCL_SWAP: op(input, received) */
     uint32_t flag_in, flag_out;
     const uint32_t *abort;
-    /* A step over several slots (m_kind; 0: the one-slot job above):
-     * PCCL_JOB_REDUCE (PCCL_GATHER, a mesh step's RECV with IN): m_n
+    /* PCCL_GATHER (g_n ranks, else 0): the operands are ours (b) and the
+     * g_n - 1 slots this loop received, kept in our ring (g_ring, g_slots
+     * slots of g_slot bytes), the last in the slot of recv step g_cur */
+    int32_t g_n, g_r, g_slots;
+    uint64_t g_slot, g_cur;
+    const char *g_ring;
+    /* A mesh step (PCCL_MESH; m_kind, else 0, set only in the daemon that
+     * runs them, PCCL_MESH_ON): PCCL_JOB_REDUCE (RECV with IN): m_n
      * operands reduced in rank order, operand m_me the input (b), every
-     * other a slot, m_src[q] (LL: with flag m_flag[q]), into d0 and the m_nd
-     * send slots m_dst[i] (LL: flag_out); PCCL_JOB_SEND (a mesh step's SEND
-     * alone): m_n copies of m_cnt[i] elements from m_src[i], a chunk of the
-     * input, to the send slot m_dst[i]; PCCL_JOB_RECV (a mesh step's RECV
-     * alone): m_n copies from the received slot m_src[i] to m_dst[i], a
-     * chunk of the output.  PCCL_GATHER's operands lie in our ring (g_ring,
-     * else NULL): rank q's in the slot of recv step pccl_job_src names, so
-     * that the leader fills a few words (as before the mesh: a loop over
-     * the ranks here, out of line or not, spilled in the daemon's loop). */
-    int32_t m_kind, m_n, m_nd, m_me, m_es; /* m_es: an element's bytes (copies: no table lookup on the GPU) */
+     * other a slot, m_src[q] (LL: with flag m_flag[q]), into d0 and the
+     * m_nd send slots m_dst[i] (LL: flag_out); PCCL_JOB_SEND (SEND alone):
+     * m_n copies of m_cnt[i] elements of m_es bytes from m_src[i], a chunk
+     * of the input, to the send slot m_dst[i]; PCCL_JOB_RECV (RECV alone):
+     * m_n copies from the received slot m_src[i] to m_dst[i], a chunk of
+     * the output.  After the fields above, which keep their places: with
+     * the mesh's fields among them, the other daemon spilled more. */
+    int32_t m_kind, m_n, m_nd, m_me, m_es;
     const char *m_src[PCCL_MESH_MAX_RANKS];
     char *m_dst[PCCL_MESH_MAX_RANKS];
     uint64_t m_cnt[PCCL_MESH_MAX_RANKS];
     uint32_t m_flag[PCCL_MESH_MAX_RANKS];
-    const char *g_ring;
-    uint64_t g_cur, g_slot; /* the current recv step; a slot's bytes */
-    int32_t g_slots;
 } pccl_job;
 enum { PCCL_JOB_ONE, PCCL_JOB_REDUCE, PCCL_JOB_SEND, PCCL_JOB_RECV };
 
-/* PCCL_GATHER: the recv step whose slot holds rank q's operand (q !=
- * m_me).  Rank r - s's arrived at the loop's step s, s = 1 .. n - 1 in
- * turn: the last, s = n - 1, is rank r + 1's at g_cur. */
+/* PCCL_GATHER: the recv step whose slot holds rank q's operand (q != g_r).
+ * Rank r - s's arrived at the loop's step s, s = 1 .. n - 1 in turn: the
+ * last, s = n - 1, is rank r + 1's at g_cur. */
 PCCL_FN uint64_t pccl_gather_step(const pccl_job *j, int q)
 {
-    int s = ((j->m_me - q) % j->m_n + j->m_n) % j->m_n;
-    return j->g_cur - (uint64_t)(j->m_n - 1 - s);
+    int s = ((j->g_r - q) % j->g_n + j->g_n) % j->g_n;
+    return j->g_cur - (uint64_t)(j->g_n - 1 - s);
 }
 PCCL_FN const char *pccl_gather_slot(const pccl_job *j, uint64_t t)
 {
     return j->g_ring + pccl_slot_of(t, j->g_slots) * j->g_slot;
 }
-/* Operand q (not m_me) of a PCCL_JOB_REDUCE job, and its LL flag: in the
- * ring (PCCL_GATHER), or in m_src (the mesh). */
-PCCL_FN const char *pccl_job_src(const pccl_job *j, int q, uint32_t *flag)
-{
-    if (!j->g_ring) {
-        *flag = j->m_flag[q];
-        return j->m_src[q];
-    }
-    uint64_t t = pccl_gather_step(j, q);
-    *flag = pccl_ll_flag(t);
-    return pccl_gather_slot(j, t);
-}
-/* The direct all-reduce keeps its n - 1 slots in one ring: */
-#if PCCL_DIRECT_MAX_RANKS > PCCL_MESH_MAX_RANKS
-#error "a job's operands: PCCL_DIRECT_MAX_RANKS past PCCL_MESH_MAX_RANKS"
-#endif
 
 /* Pair i of a PCCL_JOB_SEND or _RECV job as a one-slot job of its own
  * (the fields a one-slot primitive reads: on the GPU each mover thread
@@ -111,6 +96,7 @@ PCCL_FN const char *pccl_job_src(const pccl_job *j, int q, uint32_t *flag)
 PCCL_FN void pccl_job_pair(const pccl_job *j, int i, pccl_job *p)
 {
     p->m_kind = PCCL_JOB_ONE;
+    p->g_n = 0;
     p->dtype = j->dtype;
     p->op = j->op;
     p->ll = j->ll;
@@ -168,7 +154,6 @@ typedef struct {
     uint64_t cut_at;               /* a cut check before this finds nothing to do (cut.h) */
     uint64_t follow_gap;           /* the others: their looks at block 0's decision are this far apart (0: not yet due) */
     uint64_t pend_tail, pend_head; /* a step's counters not yet posted (0: none) */
-    int32_t pend_mesh;             /* ... to every peer (a PCCL_MESH step) */
     uint64_t pend_hdr;             /* and the header of the slot it sent */
     pccl_ctx act;     /* the active context slot */
     /* The active collective's static context, copied when a pick changes
@@ -198,6 +183,8 @@ typedef struct {
      * scheduling threads then write together (pccl_hand_on_lanes) */
     int32_t nhand;
     struct { uint32_t raw, first, used; } hand[PCCL_HAND_MAX];
+    int32_t pend_mesh; /* the pending step's counters go to every peer (a PCCL_MESH step); last, so
+                          that the fields above keep their places */
 } pccl_blk;
 
 PCCL_FN uint64_t pccl_rand(uint64_t *s)
@@ -424,7 +411,7 @@ PCCL_FN char *pccl_conn(char *arena, const pccl_coll *c, const pccl_gpu *G, uint
  * is where the ring's would be. */
 PCCL_FN char *pccl_mesh_conn(char *arena, const pccl_coll *c, const pccl_gpu *G, uint32_t lane, int k)
 {
-    return pccl_conn(arena, c, G, lane) + (size_t)(k - 1) * c->region;
+    return pccl_conn(arena, c, G, lane) + (size_t)(k - 1) * pccl_conn_stride(c, G->k.slots);
 }
 
 /* One look at the step's connectors: is its input there (RECV) and its
@@ -445,7 +432,7 @@ PCCL_FN int pccl_ready(const pccl_blk *S, const pccl_gpu *G, int b)
     if (S->act.gated &&
         pccl_ld_acq(&G->gate[(size_t)S->cur * PCCL_GATE_SLOTS + S->act.inv % PCCL_GATE_SLOTS]) < S->act.inv)
         return 0;
-    for (int k = 0; k < nk; k++, mine += c->region) {
+    for (int k = 0; k < nk; k++, mine += pccl_conn_stride(c, G->k.slots)) {
         if (f & PCCL_RECV) {
             if (!(f & PCCL_LL) ? pccl_ld_acq((const uint64_t *)(mine + PCCL_CONN_TAIL)) <= S->act.recv_step
                                : !pccl_ll_arrived(mine + pccl_conn_ring(G->k.slots) +
@@ -475,7 +462,6 @@ PCCL_FN void pccl_fill_mesh(const pccl_blk *S, const pccl_gpu *G, pccl_job *j, i
            ss = pccl_slot_of(S->act.send_step, slots) * c->slot;
     j->m_kind = (f & PCCL_RECV) ? ((f & PCCL_IN) ? PCCL_JOB_REDUCE : PCCL_JOB_RECV) : PCCL_JOB_SEND;
     j->m_es = c->esize;
-    j->g_ring = NULL;
     j->m_me = r;
     j->m_n = j->m_kind == PCCL_JOB_REDUCE ? n : n - 1;
     j->m_nd = (f & PCCL_SEND) ? n - 1 : 0;
@@ -532,18 +518,19 @@ PCCL_FN void pccl_fill(const pccl_blk *S, const pccl_gpu *G, int b, pccl_job *j)
     j->flag_in = pccl_ll_flag(S->act.recv_step);
     j->flag_out = pccl_ll_flag(S->act.send_step);
     j->abort = &G->hdr->ctl;
-    j->m_kind = PCCL_JOB_ONE;
-    if (f & PCCL_GATHER) { /* every rank's operand, ours the input, the others' kept in our ring */
-        j->m_kind = PCCL_JOB_REDUCE;
-        j->m_n = c->nranks;
-        j->m_me = c->rank;
-        j->m_nd = 0;
-        j->g_ring = mine + ring;
-        j->g_cur = S->act.recv_step;
+    j->g_n = 0;
+    if (f & PCCL_GATHER) {
+        j->g_n = c->nranks;
+        j->g_r = c->rank;
         j->g_slots = slots;
         j->g_slot = slot;
+        j->g_cur = S->act.recv_step;
+        j->g_ring = mine + ring;
     }
-    if (PCCL_MESH_ON && (f & PCCL_MESH)) pccl_fill_mesh(S, G, j, f, PCCL_STEP_CHUNK(s));
+    if (PCCL_MESH_ON) {
+        j->m_kind = PCCL_JOB_ONE;
+        if (f & PCCL_MESH) pccl_fill_mesh(S, G, j, f, PCCL_STEP_CHUNK(s));
+    }
 }
 
 /* ---- a ring neighbour's wait ---------------------------------------------
@@ -754,7 +741,7 @@ PCCL_FN int pccl_advance(pccl_blk *S, const pccl_gpu *G, int b)
             S->act.next = pccl_ld_acq((const uint64_t *)(pccl_conn(G->arena, c, G, S->lane) + PCCL_CONN_HDR +
                                                          pccl_slot_of(S->act.recv_step, G->k.slots) * 8));
     }
-    S->pend_mesh = PCCL_MESH_ON && (f & PCCL_MESH);
+    if (PCCL_MESH_ON) S->pend_mesh = (f & PCCL_MESH) != 0;
     if (f & PCCL_SEND) { /* LL: the data carried its flags, no tail to post */
         ++S->act.send_step;
         if (!(f & PCCL_LL)) {

@@ -22,7 +22,7 @@ template <typename T, typename Ops> __device__ __noinline__ void pccl_gather_pri
     char *d0 = (char *)j->d0;
     const uint64_t n = j->n, units = (n * sizeof(T) + 7) / 8, stride = blockDim.x - PCCL_CTRL_THREADS;
     const bool al = (((uintptr_t)b | (uintptr_t)d0) & 7) == 0, ll = j->ll != 0;
-    const int nr = j->m_n, me = j->m_me, op = j->op, dv = j->div;
+    const int nr = j->g_n, me = j->g_r, op = j->op, dv = j->div;
     for (uint64_t u = threadIdx.x - PCCL_CTRL_THREADS; u < units; u += stride) {
         const int ne = n - u * E < (uint64_t)E ? (int)(n - u * E) : E;
         unit acc, x;

@@ -177,11 +177,15 @@ template <typename T, typename Ops> __device__ void pccl_prim(const pccl_job *j)
 /* The step's primitive for its data type, in its protocol's layout. */
 template <typename T, typename Ops> __device__ __forceinline__ void pccl_prim_proto(const pccl_job *j)
 {
-    /* PCCL_GATHER as before the mesh (its own primitive, one call: the mesh's
-     * reduction in its place cost the direct all-reduce 1.2 us on 4 ranks,
-     * results/mesh-x2/, call 4); the mesh's steps only in its daemon */
-    if (j->m_kind == PCCL_JOB_REDUCE && j->g_ring) pccl_gather_prim<T, Ops>(j);
-    else if (PCCL_MESH_ON && j->m_kind) pccl_multi_prim<T, Ops>(j);
+    /* PCCL_GATHER (multi.cuh) as before the mesh, and the mesh's steps only
+     * in its daemon (PCCL_MESH_ON): in the other, in its place or beside
+     * it, they made ptxas spill more in the daemon's loop (-Xptxas -v),
+     * and cost the direct all-reduce 1.2 us on 4 ranks (results/mesh-x2/,
+     * call 4) */
+    if (j->g_n) pccl_gather_prim<T, Ops>(j);
+#if PCCL_MESH_ON
+    else if (j->m_kind) pccl_multi_prim<T, Ops>(j);
+#endif
     else if (j->ll) pccl_ll_prim<T, Ops>(j);
     else pccl_prim<T, Ops>(j);
 }

@@ -40,7 +40,7 @@ void pccl_host_slow(int us); /* the test knobs' sleep (backend.c) */
 #define PCCL_POLL_PAUSE(i) sched_yield()
 #define PCCL_IDLE_PAUSE(i) sched_yield()
 #define PCCL_EXEC(job)                                                                                      \
-    ((job)->m_kind == PCCL_JOB_REDUCE ? pccl_host_reduce_exec(job)                                              \
+    ((job)->g_n || (job)->m_kind == PCCL_JOB_REDUCE ? pccl_host_reduce_exec(job)                                \
      : (job)->m_kind                  ? pccl_host_pairs_exec(job)                                               \
      : (job)->ll                      ? pccl_host_ll_exec(job)                                                  \
                                       : pccl_host_exec(job),                                                    \

@@ -8,23 +8,37 @@
  * the running result by the Simple primitive's arithmetic as op(result,
  * operand), avg's division with the last; the result to the output and to
  * every send slot (LL: an empty step still sends its one flagged unit). */
+/* Operand q (not ours): a slot kept in our ring (PCCL_GATHER), or a mesh
+ * peer's; and its LL flag. */
+static const uint64_t *operand(const pccl_job *j, int q, uint32_t *flag)
+{
+    if (!j->g_n) {
+        *flag = j->m_flag[q];
+        return (const uint64_t *)j->m_src[q];
+    }
+    uint64_t t = pccl_gather_step(j, q);
+    *flag = pccl_ll_flag(t);
+    return (const uint64_t *)pccl_gather_slot(j, t);
+}
+
 void pccl_host_reduce_exec(const pccl_job *j)
 {
+    const int nr = j->g_n ? j->g_n : j->m_n, me = j->g_n ? j->g_r : j->m_me, nd = j->g_n ? 0 : j->m_nd;
     const int es = pccl_type_size(j->dtype), per = 8 / es;
-    const uint64_t units = j->ll && j->m_nd ? pccl_ll_units(j->n, es) : j->n ? pccl_ll_units(j->n, es) : 0;
+    const uint64_t units = j->ll && nd ? pccl_ll_units(j->n, es) : j->n ? pccl_ll_units(j->n, es) : 0;
     uint64_t in[PCCL_HOST_PIECE], acc[PCCL_HOST_PIECE];
     int ok = 1;
     for (uint64_t u0 = 0; u0 < units && ok; u0 += PCCL_HOST_PIECE) {
         uint64_t m = units - u0 < PCCL_HOST_PIECE ? units - u0 : PCCL_HOST_PIECE, e0 = u0 * (uint64_t)per;
         uint64_t ne = j->n <= e0 ? 0 : j->n - e0 < m * (uint64_t)per ? j->n - e0 : m * (uint64_t)per;
         memset(acc, 0, sizeof acc); /* a partial unit's tail travels as zeros */
-        for (int q = 0; q < j->m_n && ok; q++) {
+        for (int q = 0; q < nr && ok; q++) {
             uint64_t *dst = q == 0 ? acc : in;
-            if (q == j->m_me) {
+            if (q == me) {
                 memcpy(dst, (const char *)j->b + e0 * (uint64_t)es, ne * (uint64_t)es);
             } else {
                 uint32_t fl;
-                const uint64_t *slot = (const uint64_t *)pccl_job_src(j, q, &fl);
+                const uint64_t *slot = operand(j, q, &fl);
                 for (uint64_t k = 0; k < m && ok; k++)
                     dst[k] = j->ll ? pccl_host_ll_recv(slot + 2 * (u0 + k), fl, j->abort, &ok)
                                    : pccl_ll_ld(slot + u0 + k);
@@ -32,18 +46,19 @@ void pccl_host_reduce_exec(const pccl_job *j)
             if (q == 0 || !ok) continue;
             pccl_job p = *j; /* acc = op(acc, in), elementwise in place */
             p.m_kind = PCCL_JOB_ONE;
+            p.g_n = 0;
             p.a = in;
             p.b = acc;
             p.d0 = acc;
             p.d1 = NULL;
             p.swap = 1;
             p.n = ne;
-            p.div = q == j->m_n - 1 ? j->div : 0;
+            p.div = q == nr - 1 ? j->div : 0;
             pccl_host_exec(&p);
         }
         if (!ok) break;
         if (j->d0) memcpy((char *)j->d0 + e0 * (uint64_t)es, acc, ne * (uint64_t)es);
-        for (int i = 0; i < j->m_nd; i++) {
+        for (int i = 0; i < nd; i++) {
             uint64_t *d = (uint64_t *)j->m_dst[i];
             for (uint64_t k = 0; k < m; k++) {
                 if (!j->ll) {
