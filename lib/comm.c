@@ -170,12 +170,12 @@ static pcclResult_t comm_start(pcclComm_t c)
  * PCCL_MESH_MAX_RANKS ranks).  Only then: peer access to every GPU is
  * more than a ring needs (a PCIe host may lack it between some pairs).
  * The knob is the same on every rank (pccl_shapes_agree), so all map alike. */
-static int maps_mesh(const pcclComm_t c)
+int pccl_maps_mesh(const pcclComm_t c)
 {
     return (c->algo == PCCL_ALGO_ONESHOT || c->algo == PCCL_ALGO_TWOSHOT) && c->nranks >= 2 &&
            c->nranks <= PCCL_MESH_MAX_RANKS;
 }
-static int maps_peer(const pcclComm_t c, int k) { return k == 1 || k == c->nranks - 1 || maps_mesh(c); }
+static int maps_peer(const pcclComm_t c, int k) { return k == 1 || k == c->nranks - 1 || pccl_maps_mesh(c); }
 
 /* The peers' arenas (ring neighbours', the mesh's), once every rank of the
  * group exists. */
@@ -193,7 +193,7 @@ static pcclResult_t wire_group(pccl_group *g, int r)
     }
     c->G.next_arena = g->comms[(r + 1) % n]->G.arena;
     c->G.prev_arena = g->comms[(r + n - 1) % n]->G.arena;
-    c->G.mesh = maps_mesh(c);
+    c->G.mesh = pccl_maps_mesh(c);
     return pcclSuccess;
 }
 
@@ -297,7 +297,7 @@ static pcclResult_t init_multiprocess(pcclComm_t *comm, int nranks, int rank, in
         c->G.next_arena = c->mapped[1];
         c->G.prev_arena = c->mapped[nranks - 1];
         for (int k = 1; k < nranks && nranks <= PCCL_MESH_MAX_RANKS; k++) c->G.peer[k - 1] = c->mapped[k];
-        c->G.mesh = maps_mesh(c);
+        c->G.mesh = pccl_maps_mesh(c);
         r = comm_start(c);
     }
     if (r) {

@@ -301,6 +301,10 @@ pcclResult_t pccl_boot_publish(pccl_boot *b, const void *handle64, const int64_t
 const void *pccl_boot_handle(const pccl_boot *b, int rank);
 const int64_t *pccl_boot_shape(const pccl_boot *b, int rank);
 void pccl_boot_leave(pccl_boot *b, int wait, uint64_t done);
+/* Whether the communicator maps every peer's arena for the mesh (PCCL_ALGO
+ * oneshot or twoshot, 2 to PCCL_MESH_MAX_RANKS ranks): the GPU then loads
+ * and launches the mesh's daemon (comm.c). */
+int pccl_maps_mesh(const pcclComm_t c);
 /* Every rank mapped its neighbours' arenas (a barrier). */
 pcclResult_t pccl_boot_mapped(pccl_boot *b);
 const char *pccl_boot_path(const pccl_boot *b);

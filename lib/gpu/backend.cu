@@ -11,7 +11,7 @@
 #include "../internal.h"
 
 extern "C" cudaError_t pccl_gpu_launch(const pccl_gpu *G, cudaStream_t stream);
-extern "C" cudaError_t pccl_gpu_preload(void);
+extern "C" cudaError_t pccl_gpu_preload(int mesh);
 
 typedef struct {
     cudaStream_t stream; /* the daemon's */
@@ -42,7 +42,9 @@ static pcclResult_t g_open(pcclComm_t c)
     if (!h) return pccl_err(NULL, pcclSystemError, "out of host memory");
     c->bk = h;
     CU(NULL, cudaSetDevice(c->dev));
-    CU(NULL, pccl_gpu_preload()); /* the first launch's call then takes microseconds (daemon.cu) */
+    /* the first launch's call then takes microseconds (daemon.cu); the mesh's
+     * daemon only where the communicator maps the mesh */
+    CU(NULL, pccl_gpu_preload(pccl_maps_mesh(c)));
     CU(NULL, cudaStreamCreateWithFlags(&h->stream, cudaStreamNonBlocking));
     CU(NULL, cudaStreamCreateWithFlags(&h->copy, cudaStreamNonBlocking));
     size_t total = pccl_carve_device(&c->G, NULL), pb = pccl_pinned_bytes(&c->G.k);

@@ -115,11 +115,14 @@ extern "C" cudaError_t pccl_gpu_launch_mesh(const pccl_gpu *G, cudaStream_t s) {
 #else
 extern "C" cudaError_t pccl_gpu_preload_mesh(void);
 extern "C" cudaError_t pccl_gpu_launch_mesh(const pccl_gpu *G, cudaStream_t s);
-/* Both daemons' modules, loaded at once (see above) */
-extern "C" cudaError_t pccl_gpu_preload(void)
+/* The daemon's module, loaded at once (see above), and the mesh's too for
+ * a communicator that maps it: loading it sizes every kernel's stack to its
+ * larger frame (2136 bytes a thread against 1480), local memory the others
+ * would not use */
+extern "C" cudaError_t pccl_gpu_preload(int mesh)
 {
     cudaError_t e = pccl_gpu_preload_ring();
-    return e == cudaSuccess ? pccl_gpu_preload_mesh() : e;
+    return e == cudaSuccess && mesh ? pccl_gpu_preload_mesh() : e;
 }
 extern "C" cudaError_t pccl_gpu_launch(const pccl_gpu *G, cudaStream_t stream)
 {

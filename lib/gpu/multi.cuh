@@ -69,7 +69,10 @@ template <typename T, typename Ops> __device__ __noinline__ void pccl_gather_pri
  * operands at once spilled them: 128 bytes a thread).  One unit at a time
  * is latency-bound at medium sizes (a 512 KiB one-shot all-reduce on 2
  * H200s took twice the direct one's round trip, results/mesh-x2/, call
- * 1); two spilled 500 bytes a thread here (-Xptxas -v), so one, for now.  The result goes to the output and
+ * 1); two spilled 500 bytes a thread here (-Xptxas -v), so one, for now
+ * (16-byte loads of each operand, two a thread in flight, with the
+ * operation fixed per instantiation, spilled 96-256 bytes and took the
+ * mesh's daemon's stack frame from 2136 to 4696 bytes: not kept).  The result goes to the output and
  * to every send slot (LL: with the step's flag; an empty step still sends
  * its one flagged unit, which the receivers look for). */
 #define PCCL_GATHER_BATCH 4
@@ -192,11 +195,8 @@ static __device__ __noinline__ void pccl_pairs_prim(const pccl_job *j)
     }
 }
 
-/* A step over several slots, behind one call per type where the one-slot
- * primitives are called (prims.cuh): every other way tried spilled more in
- * the daemon's loop (-Xptxas -v: a call of its own for the copies, 144
- * bytes stored and 632 loaded there, against 32 and 116 before the mesh;
- * this way 36 and 136). */
+/* A mesh step, behind one call a type where the one-slot primitives are
+ * called (prims.cuh; only in the mesh's daemon, PCCL_MESH_ON). */
 template <typename T, typename Ops> __device__ __noinline__ void pccl_multi_prim(const pccl_job *j)
 {
     if (j->m_kind == PCCL_JOB_REDUCE) pccl_reduce_prim<T, Ops>(j);
