@@ -90,9 +90,9 @@ PCCL_FN const char *pccl_gather_slot(const pccl_job *j, uint64_t t)
     return j->g_ring + pccl_slot_of(t, j->g_slots) * j->g_slot;
 }
 
-/* Pair i of a PCCL_JOB_SEND or _RECV job as a one-slot job of its own
- * (the fields a one-slot primitive reads: on the GPU each mover thread
- * builds it, and the operand arrays would be dead weight). */
+/* Pair i of a PCCL_JOB_SEND or _RECV job as a one-slot job of its own, the
+ * fields a one-slot primitive reads (the host backend's copies,
+ * host/multi.c; the GPU's are a primitive of their own, gpu/multi.cuh). */
 PCCL_FN void pccl_job_pair(const pccl_job *j, int i, pccl_job *p)
 {
     p->m_kind = PCCL_JOB_ONE;
@@ -407,8 +407,8 @@ PCCL_FN char *pccl_conn(char *arena, const pccl_coll *c, const pccl_gpu *G, uint
 /* The mesh's connector of offset k (1 .. n - 1) of a lane, in an arena: in
  * ours, where rank r - k sends to us (its tail) and where rank r + k frees
  * what we sent it (its head); in rank r + k's (peer[k - 1]), where we send
- * to it; in rank r - k's (peer[n - k - 1]), where we free what it sent.  Offset 1's
- * is where the ring's would be. */
+ * to it; in rank r - k's (peer[n - k - 1]), where we free what it sent.
+ * Offset 1's is where the ring's would be. */
 PCCL_FN char *pccl_mesh_conn(char *arena, const pccl_coll *c, const pccl_gpu *G, uint32_t lane, int k)
 {
     return pccl_conn(arena, c, G, lane) + (size_t)(k - 1) * pccl_conn_stride(c, G->k.slots);
@@ -448,8 +448,8 @@ PCCL_FN int pccl_ready(const pccl_blk *S, const pccl_gpu *G, int b)
 }
 
 /* A mesh step (PCCL_MESH): its slots, one per peer.  Rank r + k's slot is
- * in our connector of offset k to it (in its arena, peer[k - 1]); what rank q = r - k sent us, in ours
- * of offset k from it.  With chunk PCCL_CHUNK_PEER the step moves chunk q
+ * in our connector of offset k to it (in its arena, peer[k - 1]); what
+ * rank q = r - k sent us, in ours of offset k from it.  With chunk PCCL_CHUNK_PEER the step moves chunk q
  * of the loop to (SEND) or from (RECV) peer q; else the one-slot fields
  * pccl_fill set hold the step's own chunk, which goes to every peer (SEND)
  * or is reduced with every peer's (RECV with IN). */

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Times per all-reduce (us) from a call's runs.txt: every pccl-perf run's pccl rows, by GPUs, timing,
 size and PCCL_ALGO (pccl-perf-base: main before the mesh), out of place / in place, one cell per round.
-Usage: table.py callN/runs.txt"""
-import collections, re, sys
+Usage: table.py callN/runs.txt.gz"""
+import collections, gzip, re, sys
 tab = collections.defaultdict(list)
-for r in re.split(r'(?m)^== ', open(sys.argv[1]).read()):
+op = gzip.open if sys.argv[1].endswith('.gz') else open
+for r in re.split(r'(?m)^== ', op(sys.argv[1], 'rt').read()):
     m = re.search(r'PCCL_ALGO=(\w+) \./pccl-perf (--share-gpu=2 -g 4|-g 2)', r) or \
         re.search(r'\./(pccl-perf-base) (--share-gpu=2 -g 4|-g 2)', r)
     if not m:

@@ -185,19 +185,24 @@ static void test_direct_n(void)
  * one block and several, chunks of 256 bytes (many loops, every connector's
  * slots reused; the two-shot's chunks of a short loop uneven), counts 0 to
  * 1003 (the two-shot's empty chunks at 1 and 7); chaos mode in opposite
- * orders; and 9 ranks, where the mesh does not apply, run the ring. */
+ * orders. */
 static void test_mesh(void)
 {
     static const size_t c[] = {0, 1, 7, 1003};
     static const char *const algo[] = {"oneshot", "twoshot"};
+    /* under the sanitizers (37 s of the TSan run in full) the 5- and 8-rank
+     * runs and the first chaos matrix only with the optimized build */
+    int full = !pt_under_tsan() && !ck_quick();
     for (int a = 0; a < 2; a++) {
         pt_env k = pt_env_push("PCCL_ALGO", algo[a]);
         pt_correctness(2, 2, -1, PCCL_PROTO_LL, c, 4);
         pt_correctness(3, 2, 256, PCCL_PROTO_LL, c, 4);
         pt_correctness(4, 1, 256, PCCL_PROTO_SIMPLE, c, 4);
-        pt_correctness(5, 3, -1, PCCL_PROTO_SIMPLE, c + 2, 2);
-        pt_correctness(8, 2, 256, PCCL_PROTO_LL, c + 2, 2);
-        pt_chaos_matrix(4, 2, 256, -1, 1, PCCL_PROTO_LL, c + 2, 2, 1);
+        if (full) {
+            pt_correctness(5, 3, -1, PCCL_PROTO_SIMPLE, c + 2, 2);
+            pt_correctness(8, 2, 256, PCCL_PROTO_LL, c + 2, 2);
+            pt_chaos_matrix(4, 2, 256, -1, 1, PCCL_PROTO_LL, c + 2, 2, 1);
+        }
         pt_chaos_matrix(3, 2, 256, -1, 1, PCCL_PROTO_SIMPLE, c + 2, 2, 1);
         pt_env_pop(k);
     }
