@@ -185,7 +185,7 @@ static void test_direct_n(void)
  * one block and several, chunks of 256 bytes (many loops, every connector's
  * slots reused; the two-shot's chunks of a short loop uneven), counts 0 to
  * 1003 (the two-shot's empty chunks at 1 and 7); chaos mode in opposite
- * orders. */
+ * orders; the fewest slots, 2. */
 static void test_mesh(void)
 {
     static const size_t c[] = {0, 1, 7, 1003};
@@ -204,6 +204,12 @@ static void test_mesh(void)
             pt_chaos_matrix(4, 2, 256, -1, 1, PCCL_PROTO_LL, c + 2, 2, 1);
         }
         pt_chaos_matrix(3, 2, 256, -1, 1, PCCL_PROTO_SIMPLE, c + 2, 2, 1);
+        /* the fewest slots (2): the two-shot has two in flight to each peer a loop */
+        pt_env k2 = pt_env_push("PCCL_SLOTS", "2");
+        pt_env k3 = pt_env_push("PCCL_INTERLEAVE", "1");
+        pt_correctness(3, 2, 256, PCCL_PROTO_LL, c + 3, 1);
+        pt_env_pop(k3);
+        pt_env_pop(k2);
         pt_env_pop(k);
     }
 }
