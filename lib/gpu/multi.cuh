@@ -6,8 +6,8 @@
 #define PCCL_MULTI_CUH
 
 /* PCCL_GATHER (the direct all-reduce on 3 or more ranks, in either daemon):
- * each unit of the result is the n ranks' units reduced in rank order, ours from the input,
- * the others' from the slots kept in our ring (scheduler.h,
+ * each unit of the result is the n ranks' units reduced in rank order, ours
+ * from the input, the others' from the slots kept in our ring (scheduler.h,
  * pccl_gather_step), in either protocol: LL's lines waited for with their
  * slot's flag (all but the last arrived in earlier steps), Simple's slots
  * read around L1.  The loads of PCCL_GATHER_BATCH operands go out before the
@@ -60,8 +60,8 @@ template <typename T, typename Ops> __device__ __noinline__ void pccl_gather_pri
     }
 }
 
-/* PCCL_JOB_REDUCE on the mesh: each unit (8 data bytes) of the result is the n ranks'
- * units reduced in rank order, ours from the input, the others' from their
+/* PCCL_JOB_REDUCE on the mesh: each unit (8 data bytes) of the result is
+ * the n ranks' units reduced in rank order, ours from the input, the others' from their
  * slots: LL's lines waited for with their slot's flag, Simple's read around
  * L1.  A thread takes PCCL_MULTI_UNITS units a stride apart at a time, and
  * the loads of PCCL_GATHER_BATCH operands of each go out before the first
@@ -69,11 +69,11 @@ template <typename T, typename Ops> __device__ __noinline__ void pccl_gather_pri
  * operands at once spilled them: 128 bytes a thread).  One unit at a time
  * is latency-bound at medium sizes (a 512 KiB one-shot all-reduce on 2
  * H200s took twice the direct one's round trip, results/mesh-x2/, call
- * 1); two spilled 500 bytes a thread here (-Xptxas -v), so one, for now
- * (16-byte loads of each operand, two a thread in flight, with the
+ * 1); two spilled 500 bytes a thread here (-Xptxas -v), so one, for
+ * now (16-byte loads of each operand, two a thread in flight, with the
  * operation fixed per instantiation, spilled 96-256 bytes and took the
- * mesh's daemon's stack frame from 2136 to 4696 bytes: not kept).  The result goes to the output and
- * to every send slot (LL: with the step's flag; an empty step still sends
+ * mesh's daemon's stack frame from 2136 to 4696 bytes: not kept).  The
+ * result goes to the output and to every send slot (LL: with the step's flag; an empty step still sends
  * its one flagged unit, which the receivers look for). */
 #define PCCL_GATHER_BATCH 4
 #define PCCL_MULTI_UNITS 1

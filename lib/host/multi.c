@@ -2,12 +2,6 @@
  * m_kind): the twin of lib/gpu/multi.cuh. */
 #include "host.h"
 
-/* PCCL_JOB_REDUCE: piece by piece, the n ranks' operands in rank order,
- * ours from the input, the others' from their slots (LL lines waited for
- * with their slot's flag, Simple slots read as they are), each folded into
- * the running result by the Simple primitive's arithmetic as op(result,
- * operand), avg's division with the last; the result to the output and to
- * every send slot (LL: an empty step still sends its one flagged unit). */
 /* Operand q (not ours): a slot kept in our ring (PCCL_GATHER), or a mesh
  * peer's; and its LL flag. */
 static const uint64_t *operand(const pccl_job *j, int q, uint32_t *flag)
@@ -21,6 +15,13 @@ static const uint64_t *operand(const pccl_job *j, int q, uint32_t *flag)
     return (const uint64_t *)pccl_gather_slot(j, t);
 }
 
+/* PCCL_JOB_REDUCE and PCCL_GATHER: piece by piece, the n ranks' operands
+ * in rank order, ours from the input, the others' from their slots (LL
+ * lines waited for with their slot's flag, Simple slots read as they are),
+ * each folded into
+ * the running result by the Simple primitive's arithmetic as op(result,
+ * operand), avg's division with the last; the result to the output and to
+ * every send slot (LL: an empty step still sends its one flagged unit). */
 void pccl_host_reduce_exec(const pccl_job *j)
 {
     const int nr = j->g_n ? j->g_n : j->m_n, me = j->g_n ? j->g_r : j->m_me, nd = j->g_n ? 0 : j->m_nd;
