@@ -1,26 +1,28 @@
 #!/bin/bash
-# Prepared, not run (no 4-GPU kind lent on 2026-11-30): the mesh's all-reduce on 4 H200s
-# (PCCL_ALGO=oneshot, twoshot; results/mesh-x2/ measured it only as 4 ranks on 2 GPUs) against the
-# default (auto) and the ring, 8 B-4 MiB, both timings, two rounds; the default path against main
-# 4f27d99 (pccl-perf-base, before the mesh), four rounds in turn; the mesh exact (every op and type)
-# and under memcheck.  Staged by ../x2-h200/stage.sh (VARIANTS=base, pccl-perf-base a make gpu of
-# 4f27d99); the table: ../mesh-x2/table.py reads -g 2 and --share-gpu=2 -g 4 rows (extend it to -g 4).
+# Call 26 (2 H200s, 2026-11-29): call 24 again with every relaunch after a slice logged (PCCL_SLICE_LOG), so
+# that gaps.py sets the stalls beside the cuts too; the quiet spells with the stall report's
+# timestamps (741f002: each report names its pass's start on the clock of --times), and the host's CPU
+# accounting around them: 12 sweeps of call 19's three collectives (bfloat16, 8 B-8 MiB, every
+# completion timed) with PCCL_POLLER_STALL_US=300, vmstat every second and /proc/stat's cpu line (its
+# steal column: time the hypervisor ran something else) before and after; gaps.py with the reports.
+# Staged by `bash results/x2-h200/stage.sh`; device command
+# `tar xJf .dev/x2.tar.xz -C .dev && bash results/x4-h200/run26.sh`, carry .dev/x2.tar.xz.
 set -u
 export NCCL_NVLS_ENABLE=0
 cd .dev/x2
 . ./call.sh
 call_begin d
-P="--lib pccl --coll all_reduce"
-M="-b 8 -e 4M -f 4 -n 300 -w 30 -c 0 --timing all -T 30"
-for i in 1 2; do
-  for a in ring auto oneshot twoshot; do t timeout 60 env PCCL_ALGO=$a ./pccl-perf -g 4 $P $M; done
+mkdir -p $O/t
+{ nproc; head -1 /proc/stat; cat /proc/loadavg; } > $O/cpu-before.txt
+(vmstat -t 1 > $O/vmstat.txt 2>&1 &) ; sleep 1
+for k in $(seq 12); do
+  [ $((SECONDS - T0)) -gt 300 ] && break
+  env PCCL_POLLER_STALL_US=300 PCCL_SLICE_LOG=$O/t/log-$k.csv ./pccl-perf -g 2 --lib pccl --coll all_reduce,reduce_scatter,reduce -d bfloat16 \
+      -b 8 -e 8M -f 4 -n 50 -w 10 -c 1 --timing all --times $O/t/t-$k.csv > $O/t/out-$k.txt 2> $O/t/err-$k.txt
+  echo "== sweep $k: exit $?" >> "$C"
+  t python3 ../../results/x4-h200/gaps.py $O/t/t-$k.csv $O/t/log-$k.csv $O/t/err-$k.txt
 done
-for i in 1 2 3 4; do
-  t timeout 60 ./pccl-perf -g 4 $P -b 8 -e 32K -f 4 -n 1000 -w 100 -c 0 --timing all
-  t timeout 60 ./pccl-perf-base -g 4 $P -b 8 -e 32K -f 4 -n 1000 -w 100 -c 0 --timing all
-done
-for a in oneshot twoshot; do
-  step check4-$a 0 90 env PCCL_ALGO=$a ./pccl-perf -g 4 $P -b 8 -e 4M -f 8 -n 3 -w 1 -c 1 -o all -d all --timing all
-done
-step memcheck4 0 120 env PCCL_ALGO=twoshot compute-sanitizer --tool memcheck --error-exitcode 9 ./pccl-perf -g 4 $P -b 8 -e 1M -f 32 -n 3 -w 1 -c 1 -d float,half
+{ nproc; head -1 /proc/stat; cat /proc/loadavg; } > $O/cpu-after.txt
+pkill vmstat
+(cd $O && tar cf - t | xz -T4 > t.tar.xz && rm -rf t)
 call_end
