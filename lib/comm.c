@@ -172,8 +172,7 @@ static pcclResult_t comm_start(pcclComm_t c)
  * The knob is the same on every rank (pccl_shapes_agree), so all map alike. */
 int pccl_maps_mesh(const pcclComm_t c)
 {
-    return (c->algo == PCCL_ALGO_ONESHOT || c->algo == PCCL_ALGO_TWOSHOT) && c->nranks >= 2 &&
-           c->nranks <= PCCL_MESH_MAX_RANKS;
+    return pccl_mesh_algo(c->algo) && pccl_mesh_fits(c->nranks);
 }
 static int maps_peer(const pcclComm_t c, int k) { return k == 1 || k == c->nranks - 1 || pccl_maps_mesh(c); }
 

@@ -666,8 +666,12 @@ PCCL_FN int pccl_split_loop(const pccl_coll *c)
 {
     return c->type == 0 && (c->algo == PCCL_ALGO_RING || c->algo == PCCL_ALGO_TWOSHOT);
 }
+/* Whether algorithm a is the mesh's, and whether the mesh applies on n
+ * ranks (the knob, the tuner and the communicator's mapping ask alike) */
+PCCL_FN int pccl_mesh_algo(int a) { return a == PCCL_ALGO_ONESHOT || a == PCCL_ALGO_TWOSHOT; }
+PCCL_FN int pccl_mesh_fits(int n) { return n >= 2 && n <= PCCL_MESH_MAX_RANKS; }
 /* Whether its connectors reach every peer (the mesh) */
-PCCL_FN int pccl_mesh(const pccl_coll *c) { return c->algo == PCCL_ALGO_ONESHOT || c->algo == PCCL_ALGO_TWOSHOT; }
+PCCL_FN int pccl_mesh(const pccl_coll *c) { return pccl_mesh_algo(c->algo); }
 
 PCCL_FN uint64_t pccl_loop_span(const pccl_coll *c)
 {

@@ -90,28 +90,6 @@ PCCL_FN const char *pccl_gather_slot(const pccl_job *j, uint64_t t)
     return j->g_ring + pccl_slot_of(t, j->g_slots) * j->g_slot;
 }
 
-/* Pair i of a PCCL_JOB_SEND or _RECV job as a one-slot job of its own, the
- * fields a one-slot primitive reads (the host backend's copies,
- * host/multi.c; the GPU's are a primitive of their own, gpu/multi.cuh). */
-PCCL_FN void pccl_job_pair(const pccl_job *j, int i, pccl_job *p)
-{
-    p->m_kind = PCCL_JOB_ONE;
-    p->g_n = 0;
-    p->dtype = j->dtype;
-    p->op = j->op;
-    p->ll = j->ll;
-    p->flag_in = j->flag_in;
-    p->flag_out = j->flag_out;
-    p->abort = j->abort;
-    p->n = j->m_cnt[i];
-    p->a = j->m_kind == PCCL_JOB_RECV ? j->m_src[i] : NULL;
-    p->b = j->m_kind == PCCL_JOB_SEND ? j->m_src[i] : NULL;
-    p->d0 = j->m_kind == PCCL_JOB_RECV ? j->m_dst[i] : NULL;
-    p->d1 = j->m_kind == PCCL_JOB_SEND ? j->m_dst[i] : NULL;
-    p->swap = 0;
-    p->div = 0;
-}
-
 enum { PCCL_CMD_RUN, PCCL_CMD_QUIT };
 /* SQ records block 0 reads in one look (pccl_sq_read; -D to change), and
  * completions a block posts behind one fence (pccl_flush_done), at most. */

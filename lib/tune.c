@@ -64,8 +64,7 @@ int pccl_pick_algo(int knob, int type, uint64_t bytes, int nranks, int slots)
 {
     /* The mesh's (one-shot, two-shot): forced only, until timed where it
      * should pay, on 3 or more GPUs (lib/README.md, "The mesh"). */
-    if (knob == PCCL_ALGO_ONESHOT || knob == PCCL_ALGO_TWOSHOT)
-        return type == 0 && nranks >= 2 && nranks <= PCCL_MESH_MAX_RANKS ? knob : PCCL_ALGO_RING;
+    if (pccl_mesh_algo(knob)) return type == 0 && pccl_mesh_fits(nranks) ? knob : PCCL_ALGO_RING;
     int applies = type == 0 && nranks >= 2 && nranks <= PCCL_DIRECT_MAX_RANKS && nranks - 1 <= slots;
     if (!applies) return PCCL_ALGO_RING;
     if (knob != PCCL_ALGO_AUTO) return knob;

@@ -73,13 +73,35 @@ void pccl_host_reduce_exec(const pccl_job *j)
     }
 }
 
+/* Pair i of a PCCL_JOB_SEND or _RECV job as a one-slot job of its own, the
+ * fields a one-slot primitive reads (the GPU's copies are a primitive of
+ * their own, gpu/multi.cuh). */
+static void job_pair(const pccl_job *j, int i, pccl_job *p)
+{
+    p->m_kind = PCCL_JOB_ONE;
+    p->g_n = 0;
+    p->dtype = j->dtype;
+    p->op = j->op;
+    p->ll = j->ll;
+    p->flag_in = j->flag_in;
+    p->flag_out = j->flag_out;
+    p->abort = j->abort;
+    p->n = j->m_cnt[i];
+    p->a = j->m_kind == PCCL_JOB_RECV ? j->m_src[i] : NULL;
+    p->b = j->m_kind == PCCL_JOB_SEND ? j->m_src[i] : NULL;
+    p->d0 = j->m_kind == PCCL_JOB_RECV ? j->m_dst[i] : NULL;
+    p->d1 = j->m_kind == PCCL_JOB_SEND ? j->m_dst[i] : NULL;
+    p->swap = 0;
+    p->div = 0;
+}
+
 /* PCCL_JOB_SEND, PCCL_JOB_RECV: each copy by the one-slot primitive of the
  * step's protocol. */
 void pccl_host_pairs_exec(const pccl_job *j)
 {
     for (int i = 0; i < j->m_n; i++) {
         pccl_job p = {0};
-        pccl_job_pair(j, i, &p);
+        job_pair(j, i, &p);
         if (p.ll) pccl_host_ll_exec(&p);
         else pccl_host_exec(&p);
     }
